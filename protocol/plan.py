@@ -1,0 +1,147 @@
+"""AssignmentPlan: the published decision of who owns what (DESIGN.md §3, a *contract*).
+
+A plan is what the agent writes to ``rackwise.plans`` (key: group id, value: this model as
+JSON), what ``rackwise plan`` prints and what the Spark metrics job reads. The same input in
+any order must give the same plan byte for byte except ``created_at``, so every list here is
+kept in a canonical order by the code that builds it and :meth:`AssignmentPlan.to_json`
+writes keys in declaration order with no whitespace variation.
+
+Example (one member in az1 reading partition 0 of ``orders`` from a replica in az1)::
+
+    AssignmentPlan(group_id="g1", kind="consumer", generation=1, reason="initial",
+                   assignor="rack-optimal", members=[MemberPlan(member_id="c1", rack="az1",
+                   partitions=[PartitionPlan(topic="orders", partition=0,
+                   replica_racks=["az1", "az2"], cross_rack=False)])], summary=...)
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from protocol.errors import PlanError
+
+SCHEMA_VERSION = 1
+
+PlanKind = Literal["consumer", "streams"]
+PlanReason = Literal[
+    "initial",
+    "member-joined",
+    "member-left",
+    "member-expired",
+    "subscription-changed",
+    "replica-racks-changed",
+    "partitions-changed",
+    "followup",
+    "observed",
+]
+PLAN_REASONS: tuple[str, ...] = PlanReason.__args__  # type: ignore[attr-defined]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PartitionPlan(_Strict):
+    """One partition given to a member, with where its replicas live."""
+
+    topic: str
+    partition: int = Field(ge=0)
+    replica_racks: list[str] = Field(
+        default_factory=list, description="sorted, de-duplicated racks of the replicas"
+    )
+    cross_rack: bool = Field(
+        description="no replica in the member's rack (KIP-925); false when either rack is unknown"
+    )
+    weight: float = Field(default=1.0, ge=0, description="relative traffic of the partition")
+
+
+class MemberPlan(_Strict):
+    """What one member (consumer) or one Streams client owns."""
+
+    member_id: str
+    rack: str | None = None
+    partitions: list[PartitionPlan] = Field(default_factory=list)
+    process_id: str | None = Field(default=None, description="streams only")
+    active_tasks: list[str] = Field(default_factory=list, description="streams: '<subtopology>_<partition>'")
+    standby_tasks: list[str] = Field(default_factory=list)
+    warmup_tasks: list[str] = Field(default_factory=list)
+
+
+class WithheldPartition(_Strict):
+    """A partition not handed over yet because its previous owner still reports it."""
+
+    topic: str
+    partition: int = Field(ge=0)
+    owner: str = Field(description="the live member that still owns it")
+    target: str = Field(description="the member that gets it once released")
+
+
+class PlanSummary(_Strict):
+    """Figures every assignor reports, so plans can be compared and charted."""
+
+    partitions: int = Field(ge=0)
+    cross_rack_partitions: int = Field(ge=0)
+    traffic_cost: float = Field(ge=0)
+    lower_bound: float | None = Field(
+        default=None, description="best cost reachable under the same balance constraints"
+    )
+    max_load: int = Field(ge=0)
+    min_load: int = Field(ge=0)
+    moved_partitions: int = Field(default=0, ge=0)
+    standby_rack_diversity: float | None = Field(
+        default=None, description="streams: mean distinct racks per task over its copies"
+    )
+
+
+class AssignmentPlan(_Strict):
+    """The plan for one group at one generation."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    group_id: str
+    kind: PlanKind = "consumer"
+    generation: int = Field(ge=0)
+    reason: PlanReason
+    assignor: str
+    config: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    members: list[MemberPlan] = Field(default_factory=list)
+    withheld: list[WithheldPartition] = Field(default_factory=list)
+    followup_ms: int | None = Field(default=None, ge=0)
+    summary: PlanSummary
+
+    def to_json(self) -> str:
+        """Canonical JSON: field order as declared, compact separators, UTC ``Z`` time."""
+        data = self.model_dump(mode="json")
+        data["created_at"] = _utc_iso(self.created_at)
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> AssignmentPlan:
+        """Parse a plan; anything that is not a valid plan raises PlanError."""
+        try:
+            return cls.model_validate_json(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "<root>"
+            raise PlanError(f"not an AssignmentPlan: {where}: {first.get('msg')}") from None
+
+    def without_timestamp(self) -> dict[str, Any]:
+        """The plan as a dict minus ``created_at``: what determinism is judged on."""
+        data = self.model_dump(mode="json")
+        data.pop("created_at")
+        return data
+
+
+def _utc_iso(ts: datetime) -> str:
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=UTC)
+    return ts.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def plan_json_schema() -> dict[str, Any]:
+    """The JSON Schema of AssignmentPlan (what ``rackwise schema plan`` prints)."""
+    return AssignmentPlan.model_json_schema()

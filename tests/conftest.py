@@ -1,0 +1,46 @@
+"""Shared fixtures. Integration tests get one real 3-broker KRaft testbed per session.
+
+``bootstrap`` is RACKWISE_BOOTSTRAP when set (a testbed or cluster someone else runs),
+otherwise the local testbed is started once for the whole session and stopped at the end
+(unless it was already running before the session: then it is left as found).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def bootstrap() -> Iterator[str]:
+    env = os.environ.get("RACKWISE_BOOTSTRAP")
+    if env:
+        yield env
+        return
+    from agent import testbed
+
+    bed = testbed.Testbed()
+    was_running = bed.is_running()
+    servers = bed.up()
+    try:
+        yield servers
+    finally:
+        if not was_running and not os.environ.get("RACKWISE_KEEP_TESTBED"):
+            bed.down()
+
+
+@pytest.fixture(scope="session")
+def admin(bootstrap: str):  # type: ignore[no-untyped-def]
+    from confluent_kafka.admin import AdminClient
+
+    return AdminClient({"bootstrap.servers": bootstrap})
+
+
+@pytest.fixture
+def unique_name(request: pytest.FixtureRequest) -> str:
+    """A topic/group name no other test uses: test name plus a random suffix."""
+    base = "".join(c if c.isalnum() else "-" for c in request.node.name)[:60]
+    return f"t-{base}-{uuid.uuid4().hex[:8]}"
