@@ -44,3 +44,13 @@ def unique_name(request: pytest.FixtureRequest) -> str:
     """A topic/group name no other test uses: test name plus a random suffix."""
     base = "".join(c if c.isalnum() else "-" for c in request.node.name)[:60]
     return f"t-{base}-{uuid.uuid4().hex[:8]}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # One hypothesis profile for the whole suite: no wall-clock deadlines (the machine is
+    # shared with three brokers and Spark), and every failure prints how to reproduce it.
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("rackwise", deadline=None, print_blob=True,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("rackwise")

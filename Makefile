@@ -1,0 +1,76 @@
+# rackwise: `make test` and `make demo` set everything up on a fresh machine themselves.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CACHE := .cache
+MVN := mvn -B -q
+JAVA_PROJECTS := $(sort $(dir $(wildcard tests/java/*/pom.xml bench/java/*/pom.xml)))
+PYTEST_ARGS ?=
+
+.PHONY: setup system-deps python-deps jars java test test-fast lint demo chaos bench clean testbed-up testbed-down
+
+setup: system-deps python-deps jars
+
+# java and mvn come with the machine; docker-compose (the Python v1 from Debian) only
+# validates docker-compose.yml here, since no engine runs.
+system-deps:
+	@command -v java >/dev/null || { echo "java not found: install OpenJDK 17+ (apt-get install openjdk-17-jdk-headless)"; exit 1; }
+	@command -v mvn >/dev/null || { echo "mvn not found: install Maven (apt-get install maven)"; exit 1; }
+	@command -v docker-compose >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing docker-compose (validation only)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null) \
+	      || echo "warning: could not install docker-compose; the compose test will say so"; \
+	  else echo "warning: docker-compose not installed; the compose test will say so"; fi; }
+
+python-deps: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[spark,dev]'
+	touch $@
+
+jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete
+$(CACHE)/kafka-libs/.complete: testbed/kafka/pom.xml
+	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(CACHE)/kafka-libs
+	touch $@
+$(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
+	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(CACHE)/spark-jars \
+	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+	touch $@
+
+# The Java peers (golden vectors, parity harnesses) are built up front so test timings are honest.
+java: python-deps
+	@for p in $(JAVA_PROJECTS); do echo "building $$p"; $(BIN)/python -c "import sys; from tests.javaharness import build; build(sys.argv[1])" $$p || exit 1; done
+
+# Every tier: unit, property, java parity, integration (real 3-broker KRaft), spark (real
+# local Spark), and the bounded chaos suite. The testbed is started once by the session
+# fixture and stopped at the end. pytest's exit code 5 (no tests ran) fails like any other.
+test: setup java
+	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+test-fast: python-deps
+	$(BIN)/python -m pytest -p no:cacheprovider -m "unit or property" $(PYTEST_ARGS)
+
+lint: python-deps
+	$(BIN)/ruff check protocol assignor agent metrics tests bench
+	$(BIN)/mypy
+
+chaos: setup
+	RACKWISE_CHAOS_FULL=1 $(BIN)/python -m pytest -p no:cacheprovider -m chaos $(PYTEST_ARGS)
+
+demo: setup java
+	$(BIN)/rackwise demo
+
+bench: setup java
+	@echo "see bench/README.md for each benchmark's command"
+
+testbed-up: setup
+	$(BIN)/rackwise testbed up
+testbed-down:
+	$(BIN)/rackwise testbed down
+
+clean:
+	-$(BIN)/rackwise testbed down 2>/dev/null
+	rm -rf .testbed build *.egg-info
