@@ -3,7 +3,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-CACHE := .cache
+# The jar cache; RACKWISE_CACHE_DIR moves it (the testbed and the Spark job read the same variable).
+CACHE := $(abspath $(or $(RACKWISE_CACHE_DIR),.cache))
 MVN := mvn -B -q
 JAVA_PROJECTS := $(sort $(dir $(wildcard tests/java/*/pom.xml bench/java/*/pom.xml)))
 PYTEST_ARGS ?=
@@ -33,10 +34,10 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete
 $(CACHE)/kafka-libs/.complete: testbed/kafka/pom.xml
-	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CURDIR)/$(CACHE)/kafka-libs
+	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
 	touch $@
 $(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
-	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(CACHE)/spark-jars \
+	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars \
 	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
 	touch $@
 

@@ -219,7 +219,11 @@ class Testbed:
         path = self.dir / "cluster.id"
         if path.exists():
             return path.read_text().strip()
-        cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        # A base64url id may start with '-', which argparse in StorageTool would take for a
+        # flag; it is passed as --cluster-id=ID, and ids starting with '-' are avoided anyway.
+        cid = "-"
+        while cid.startswith("-"):
+            cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
         path.write_text(cid)
         return cid
 
@@ -235,7 +239,7 @@ class Testbed:
         java = shutil.which("java") or "java"
         proc = subprocess.run(
             [java, "-Xmx256m", "-cp", f"{self.libs}/*", "kafka.tools.StorageTool", "format",
-             "-t", cluster_id, "-c", str(self._props(node)), "-g"],
+             f"--cluster-id={cluster_id}", "-c", str(self._props(node)), "-g"],
             capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
             raise TestbedError(f"formatting node {node.node_id} failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
