@@ -54,6 +54,10 @@ class FlowNetwork:
     def num_arcs(self) -> int:
         return len(self._tails)
 
+    def arc_ends(self, arc: int) -> tuple[int, int]:
+        """(tail, head) of an arc."""
+        return self._tails[arc], self._heads[arc]
+
     def add_node(self) -> int:
         self._nodes += 1
         return self._nodes - 1
@@ -71,6 +75,20 @@ class FlowNetwork:
         self._caps.append(capacity)
         self._costs.append(cost)
         return len(self._tails) - 1
+
+    def add_arcs(self, tails: list[int], heads: list[int], capacities: list[int],
+                 costs: list[int]) -> range:
+        """Add many arcs at once (parallel lists); return their ids in order."""
+        if not len(tails) == len(heads) == len(capacities) == len(costs):
+            raise SolverError("add_arcs needs lists of equal length")
+        if any(c < 0 for c in capacities):
+            raise SolverError("an arc has negative capacity")
+        start = len(self._tails)
+        self._tails.extend(tails)
+        self._heads.extend(heads)
+        self._caps.extend(capacities)
+        self._costs.extend(costs)
+        return range(start, len(self._tails))
 
     def set_supply(self, node: int, supply: int) -> None:
         self._supply[node] = self._supply.get(node, 0) + supply

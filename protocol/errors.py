@@ -4,7 +4,10 @@ from __future__ import annotations
 
 
 class RackwiseError(Exception):
-    """Root of every error rackwise raises on purpose: the message says what was wrong and what to do."""
+    """Root of every error rackwise raises on purpose.
+
+    The message says what was wrong and what to do.
+    """
 
 
 class ProtocolError(RackwiseError):

@@ -66,7 +66,9 @@ class MemberPlan(_Strict):
     rack: str | None = None
     partitions: list[PartitionPlan] = Field(default_factory=list)
     process_id: str | None = Field(default=None, description="streams only")
-    active_tasks: list[str] = Field(default_factory=list, description="streams: '<subtopology>_<partition>'")
+    active_tasks: list[str] = Field(
+        default_factory=list, description="streams: '<subtopology>_<partition>'"
+    )
     standby_tasks: list[str] = Field(default_factory=list)
     warmup_tasks: list[str] = Field(default_factory=list)
 
@@ -100,7 +102,7 @@ class PlanSummary(_Strict):
 class AssignmentPlan(_Strict):
     """The plan for one group at one generation."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1] = 1  # SCHEMA_VERSION
     group_id: str
     kind: PlanKind = "consumer"
     generation: int = Field(ge=0)

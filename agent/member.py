@@ -1,0 +1,233 @@
+"""Follow rackwise plans from an existing confluent-kafka poll loop.
+
+:class:`PlanFollower` publishes the member's ``ConsumerProtocolSubscription`` v3 (topics,
+rack, owned partitions, generation) to ``rackwise.subscriptions`` and re-publishes it as a
+heartbeat; it reads its group's plans (read_committed, one partition of ``rackwise.plans``)
+and applies the newest with ``incremental_unassign`` / ``incremental_assign``. Before it
+gives a partition up it commits the consumer's position for it, then re-publishes without
+it, which is what lets the agent hand it to the next owner (DESIGN §5): no record is read by
+two members at once. The consumer must have a ``group.id`` (for offsets) and must *not*
+``subscribe()``: the plan is the assignment.
+
+Usage (see docs/member.md)::
+
+    consumer = Consumer({"bootstrap.servers": B, "group.id": "orders-app",
+                         "enable.auto.commit": False})
+    follower = PlanFollower(consumer, {"bootstrap.servers": B}, group_id="orders-app",
+                            topics=["orders"], rack="az1")
+    follower.start()
+    while running:
+        msg = consumer.poll(0.5)
+        if msg is not None and not msg.error():
+            handle(msg)
+        follower.poll()          # heartbeat, follow plans, commit before giving partitions up
+    follower.close()
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import structlog
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka import TopicPartition as KTopicPartition
+
+from agent.routing import KIND_HEADER, group_partition, member_key
+from protocol.consumer import encode_subscription, java_subscription
+from protocol.errors import RackwiseError
+from protocol.plan import AssignmentPlan
+
+log = structlog.get_logger("rackwise.member")
+
+Partition = tuple[str, int]
+Callback = Callable[[list[Partition]], None]
+
+
+class PlanFollower:
+    """One member of a rackwise-planned group, wrapped around the user's Consumer."""
+
+    def __init__(
+        self,
+        consumer: Consumer,
+        client_config: Mapping[str, Any],
+        *,
+        group_id: str,
+        topics: Iterable[str],
+        rack: str | None = None,
+        member_id: str | None = None,
+        subscriptions_topic: str = "rackwise.subscriptions",
+        plans_topic: str = "rackwise.plans",
+        heartbeat_s: float = 3.0,
+        plan_lookback: int = 5000,
+        on_assign: Callback | None = None,
+        on_revoke: Callback | None = None,
+    ) -> None:
+        if "/" in group_id:
+            raise RackwiseError("a rackwise group id may not contain '/'")
+        self.consumer = consumer
+        self.group_id = group_id
+        self.member_id = member_id or uuid.uuid4().hex[:12]
+        self.topics = sorted(set(topics))
+        self.rack = rack or None
+        self.subscriptions_topic = subscriptions_topic
+        self.plans_topic = plans_topic
+        self.heartbeat_s = heartbeat_s
+        self.plan_lookback = plan_lookback
+        self.on_assign = on_assign
+        self.on_revoke = on_revoke
+        self.owned: set[Partition] = set()
+        self.generation = -1
+        self.plan: AssignmentPlan | None = None
+        self._conf = dict(client_config)
+        self._producer = Producer({**self._conf, "enable.idempotence": True, "linger.ms": 0})
+        self._plans = Consumer(
+            {
+                **self._conf,
+                "group.id": f"rackwise-member-{group_id}",
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+                "auto.offset.reset": "latest",
+                "enable.partition.eof": False,
+            }
+        )
+        self._last_publish = 0.0
+        self._key = member_key(group_id, self.member_id)
+        self._subs_partition = 0
+        self._started = False
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+    def start(self, timeout: float = 30.0) -> None:
+        """Catch up on the group's latest plan, apply it, then publish the subscription."""
+        md = self._producer.list_topics(timeout=timeout)
+        for name in (self.subscriptions_topic, self.plans_topic):
+            if name not in md.topics or md.topics[name].error is not None:
+                raise RackwiseError(f"topic {name} does not exist: start the rackwise agent first")
+        self._subs_partition = group_partition(
+            self.group_id, len(md.topics[self.subscriptions_topic].partitions)
+        )
+        tp = KTopicPartition(
+            self.plans_topic,
+            group_partition(self.group_id, len(md.topics[self.plans_topic].partitions)),
+        )
+        low, high = self._plans.get_watermark_offsets(tp, timeout=timeout, cached=False)
+        tp.offset = max(low, high - self.plan_lookback)
+        self._plans.assign([tp])
+        latest = None
+        deadline = time.monotonic() + timeout
+        while high > low and time.monotonic() < deadline:
+            batch = self._plans.consume(500, 0.5)
+            latest = self._newest(batch, latest)
+            pos = self._plans.position([KTopicPartition(tp.topic, tp.partition)])[0].offset
+            if pos >= high:
+                break
+        if latest is not None:
+            self._apply(latest)
+        self._started = True
+        self.publish()
+
+    def close(self, leave: bool = True) -> None:
+        """Commit, give every partition up and (``leave``) tell the agent this member is gone."""
+        if self.owned:
+            self._revoke(sorted(self.owned))
+            self.owned.clear()
+        if leave and self._started:
+            self._producer.produce(
+                self.subscriptions_topic, key=self._key, value=None, partition=self._subs_partition
+            )
+        self._producer.flush(10)
+        self._plans.close()
+
+    # ---- the per-iteration call -------------------------------------------------------------
+    def poll(self) -> bool:
+        """Heartbeat if due and apply a newer plan if one arrived; True if the assignment changed."""
+        changed = False
+        latest = self._newest(self._plans.consume(100, 0), None)
+        if latest is not None:
+            changed = self._apply(latest)
+        if time.monotonic() - self._last_publish >= self.heartbeat_s:
+            self.publish()
+        self._producer.poll(0)
+        return changed
+
+    def subscription_bytes(self) -> bytes:
+        sub = java_subscription(
+            self.topics, self.owned, generation_id=self.generation, rack_id=self.rack
+        )
+        return encode_subscription(sub, 3)
+
+    def publish(self) -> None:
+        self._producer.produce(
+            self.subscriptions_topic,
+            key=self._key,
+            value=self.subscription_bytes(),
+            partition=self._subs_partition,
+            headers=[(KIND_HEADER, b"consumer")],
+        )
+        self._producer.poll(0)
+        self._last_publish = time.monotonic()
+
+    # ---- plans --------------------------------------------------------------------------------
+    def _newest(self, messages: list[Any], best: AssignmentPlan | None) -> AssignmentPlan | None:
+        key = self.group_id.encode()
+        for msg in messages:
+            if msg.error() or msg.key() != key:
+                continue
+            try:
+                plan = AssignmentPlan.from_json(msg.value() or b"")
+            except RackwiseError:
+                continue
+            floor = best.generation if best is not None else self.generation
+            if plan.generation > floor:
+                best = plan
+        return best
+
+    def _apply(self, plan: AssignmentPlan) -> bool:
+        if plan.generation <= self.generation:
+            return False
+        mine: set[Partition] = set()
+        for m in plan.members:
+            if m.member_id == self.member_id:
+                mine = {(p.topic, p.partition) for p in m.partitions}
+        revoke = sorted(self.owned - mine)
+        add = sorted(mine - self.owned)
+        if revoke:
+            self._revoke(revoke)
+        if add:
+            self.consumer.incremental_assign([KTopicPartition(t, p) for t, p in add])
+            if self.on_assign:
+                self.on_assign(add)
+        self.owned = mine
+        self.generation = plan.generation
+        self.plan = plan
+        log.info(
+            "plan applied",
+            group=self.group_id,
+            member=self.member_id,
+            generation=plan.generation,
+            assigned=len(add),
+            revoked=len(revoke),
+        )
+        if self._started:
+            self.publish()  # tell the agent at once: it may be waiting to hand these over
+        return bool(revoke or add)
+
+    def _revoke(self, partitions: list[Partition]) -> None:
+        tps = [KTopicPartition(t, p) for t, p in partitions]
+        if self.on_revoke:
+            self.on_revoke(partitions)
+        positions = [tp for tp in self.consumer.position(tps) if tp.offset >= 0]
+        for attempt in range(5):
+            try:
+                if positions:
+                    self.consumer.commit(offsets=positions, asynchronous=False)
+                break
+            except KafkaException as exc:
+                err = exc.args[0] if exc.args else None
+                if err is not None and err.code() == KafkaError._NO_OFFSET:
+                    break
+                log.warning("commit before revoke failed", error=str(exc), attempt=attempt)
+                time.sleep(0.2 * (attempt + 1))
+        self.consumer.incremental_unassign(tps)

@@ -1,0 +1,220 @@
+"""Agent settings: one small pydantic model per component, read from RACKWISE_* and a file.
+
+Priority, highest first: explicit overrides (CLI flags), environment (``RACKWISE_BOOTSTRAP``,
+nested with ``__``: ``RACKWISE_METADATA__INTERVAL_S=10``), the ``--config`` file (TOML or
+JSON), defaults. Every Kafka client property passes through ``kafka``::
+
+    RACKWISE_KAFKA__SECURITY_PROTOCOL=SASL_SSL       -> security.protocol
+    RACKWISE_KAFKA__SASL_PASSWORD=...                -> sasl.password (kept as a SecretStr)
+
+Secret-looking properties (password, secret, jaas, private key) become ``SecretStr`` so
+they never appear in logs, reprs or ``redacted()``; ``client_config()`` unwraps them only
+for the Kafka client constructor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from protocol.errors import RackwiseError
+
+_SECRET_KEY = re.compile(r"password|secret|jaas|private|token|key\.pem|credential", re.IGNORECASE)
+_CONFIG_FILE: ContextVar[Path | None] = ContextVar("rackwise_config_file", default=None)
+
+
+class SettingsError(RackwiseError):
+    """The agent configuration cannot be read or is invalid."""
+
+
+def is_secret_key(key: str) -> bool:
+    return bool(_SECRET_KEY.search(key))
+
+
+class TopicSettings(BaseModel):
+    """The four agent topics (DESIGN §2; names are contract defaults)."""
+
+    subscriptions: str = "rackwise.subscriptions"
+    plans: str = "rackwise.plans"
+    control: str = "rackwise.control"
+    deadletter: str = "rackwise.deadletter"
+    partitions: int = Field(default=6, ge=1, description="for subscriptions and plans alike")
+    replication_factor: int = Field(default=-1, description="-1: the broker default")
+    create: bool = True
+
+
+class InputSettings(BaseModel):
+    """How agents share the subscriptions topic."""
+
+    group_id: str = "rackwise-agent"
+    session_timeout_ms: int = Field(
+        default=30_000, ge=100, description="a member not heard from this long is expired"
+    )
+    poll_timeout_ms: int = Field(default=100, ge=1)
+
+
+class MetadataSettings(BaseModel):
+    """Replica-rack polling."""
+
+    interval_s: float = Field(default=30.0, gt=0)
+    debounce_s: float = Field(default=60.0, ge=0)
+    request_timeout_s: float = Field(default=15.0, gt=0)
+    attempts: int = Field(default=5, ge=1)
+
+
+class AssignorRule(BaseModel):
+    """Groups whose id matches ``pattern`` (fnmatch) use ``assignor``."""
+
+    pattern: str
+    assignor: str
+
+
+class PlannerSettings(BaseModel):
+    """Which assignor plans which group, and how changes are coalesced."""
+
+    consumer_assignor: str = "cooperative-sticky"
+    streams_assignor: str = "high-availability"
+    rules: list[AssignorRule] = Field(default_factory=list)
+    coalesce_ms: int = Field(default=50, ge=0, description="wait this long for more changes")
+    streams_topologies: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="group-id pattern -> streams topology (DESIGN §4)"
+    )
+    streams_config: dict[str, Any] = Field(default_factory=dict)
+
+
+class OpsSettings(BaseModel):
+    """/healthz and /metrics."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=9464, ge=-1, description="0: any free port; -1: disabled")
+
+
+class LogSettings(BaseModel):
+    level: str = "INFO"
+    format: str = Field(default="auto", pattern="^(auto|json|console)$")
+
+
+def _default_instance() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class AgentSettings(BaseSettings):
+    """Everything ``rackwise agent run`` needs."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RACKWISE_", env_nested_delimiter="__", extra="forbid", case_sensitive=False
+    )
+
+    bootstrap: str = "127.0.0.1:9092"
+    instance_id: str = Field(default_factory=_default_instance)
+    transactional_id_prefix: str = "rackwise-agent"
+    kafka: dict[str, str | SecretStr] = Field(default_factory=dict)
+    topics: TopicSettings = Field(default_factory=TopicSettings)
+    input: InputSettings = Field(default_factory=InputSettings)
+    metadata: MetadataSettings = Field(default_factory=MetadataSettings)
+    planner: PlannerSettings = Field(default_factory=PlannerSettings)
+    ops: OpsSettings = Field(default_factory=OpsSettings)
+    log: LogSettings = Field(default_factory=LogSettings)
+
+    @field_validator("kafka", mode="before")
+    @classmethod
+    def _kafka_keys(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            return raw
+        out: dict[str, Any] = {}
+        for key, value in raw.items():
+            # RACKWISE_KAFKA__SASL_USERNAME arrives as "sasl_username": librdkafka uses dots.
+            name = str(key).lower()
+            if "." not in name:
+                name = name.replace("_", ".")
+            if isinstance(value, SecretStr):
+                out[name] = value
+            else:
+                text = str(value).lower() if isinstance(value, bool) else str(value)
+                out[name] = SecretStr(text) if is_secret_key(name) else text
+        return out
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _FileSource(settings_cls, _CONFIG_FILE.get()))
+
+    def client_config(self, **extra: Any) -> dict[str, Any]:
+        """librdkafka properties: bootstrap, the pass-through ``kafka`` dict, then ``extra``."""
+        conf: dict[str, Any] = {"bootstrap.servers": self.bootstrap}
+        for key, value in self.kafka.items():
+            conf[key] = value.get_secret_value() if isinstance(value, SecretStr) else value
+        conf.update(extra)
+        return conf
+
+    def redacted(self) -> dict[str, Any]:
+        """The settings as plain data with every secret masked: safe to log or print."""
+        data = self.model_dump(mode="json")
+        data["kafka"] = {
+            k: ("**********" if isinstance(v, SecretStr) or is_secret_key(k) else v)
+            for k, v in self.kafka.items()
+        }
+        return data
+
+
+class _FileSource(PydanticBaseSettingsSource):
+    """The ``--config`` file: TOML (``.toml``) or JSON; optional ``[rackwise]`` table."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path | None) -> None:
+        super().__init__(settings_cls)
+        self._data = read_config_file(path) if path else {}
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self._data.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self._data)
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SettingsError(f"cannot read config file {path}: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise SettingsError(
+            f"config file {path} is not valid {path.suffix or 'JSON'}: {exc}"
+        ) from None
+    if not isinstance(data, dict):
+        raise SettingsError(f"config file {path}: expected a table/object at the top")
+    section = data.get("rackwise", data)
+    if not isinstance(section, dict):
+        raise SettingsError(f"config file {path}: [rackwise] must be a table")
+    return section
+
+
+def load_settings(config_file: str | Path | None = None, **overrides: Any) -> AgentSettings:
+    """Settings from overrides > RACKWISE_* environment > config file > defaults."""
+    from pydantic import ValidationError
+
+    token = _CONFIG_FILE.set(Path(config_file) if config_file else None)
+    try:
+        return AgentSettings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "<root>"
+        raise SettingsError(f"invalid agent setting {where}: {first.get('msg')}") from None
+    finally:
+        _CONFIG_FILE.reset(token)

@@ -1,0 +1,274 @@
+"""Group state rebuilt from the subscriptions topic: pure data and decisions, no IO.
+
+One record is one member's latest subscription (or a tombstone). :meth:`GroupTable.apply`
+turns it into a :class:`Change` saying whether the group must be re-planned and why:
+
+* a new member -> ``member-joined``; a tombstone -> ``member-left``;
+* topics, rack or kind differ -> ``subscription-changed``;
+* the member stopped reporting a partition the last plan withheld from someone else because
+  of it -> ``followup`` (the withheld partition can now be handed over);
+* the same bytes again (a heartbeat), or only owned partitions / generation changed (the
+  member adopted a plan) -> nothing to plan.
+
+Example::
+
+    table = GroupTable()
+    table.apply(0, b"g1/c1", sub_v3_bytes, "consumer", now=10.0).reason   # "member-joined"
+    table.apply(0, b"g1/c1", sub_v3_bytes, "consumer", now=13.0).reason   # None (heartbeat)
+    table.expire(now=50.0, timeout_s=30.0)                                # [("g1", "c1")]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from agent.routing import KINDS, BadKey, parse_key
+from protocol.consumer import Subscription, decode_subscription
+from protocol.errors import ProtocolError
+from protocol.plan import AssignmentPlan
+
+Partition = tuple[str, int]
+
+
+class InputRejected(ValueError):
+    """A record that cannot be used; ``reason`` is a short machine word, ``detail`` says why."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class MemberState:
+    """The latest subscription of one member, decoded."""
+
+    member_id: str
+    kind: str
+    rack: str | None
+    topics: tuple[str, ...]
+    owned: frozenset[Partition]
+    generation: int
+    raw: bytes
+    last_seen: float
+    user_data: bytes | None = None
+
+    def scenario_member(self) -> dict[str, object]:
+        owned: dict[str, list[int]] = {}
+        for topic, partition in sorted(self.owned):
+            owned.setdefault(topic, []).append(partition)
+        return {
+            "id": self.member_id,
+            "rack": self.rack,
+            "topics": list(self.topics),
+            "owned": owned,
+            "generation": self.generation,
+        }
+
+
+@dataclass
+class GroupState:
+    """One group: its live members and what has been decided for it."""
+
+    group_id: str
+    partition: int
+    kind: str = "consumer"
+    members: dict[str, MemberState] = field(default_factory=dict)
+    last_plan: AssignmentPlan | None = None
+    last_generation: int = 0
+    dirty: set[str] = field(default_factory=set)
+    dirty_since: float | None = None
+    changes: list[dict[str, object]] = field(default_factory=list)
+    in_flight: int | None = None
+    expired: list[str] = field(default_factory=list)
+
+    def topics(self) -> list[str]:
+        return sorted({t for m in self.members.values() for t in m.topics})
+
+    def mark(self, reason: str, now: float, change: dict[str, object] | None = None) -> None:
+        self.dirty.add(reason)
+        if self.dirty_since is None:
+            self.dirty_since = now
+        if change:
+            self.changes.append(change)
+
+    def next_generation(self) -> int:
+        """Strictly above every generation published, in flight, or reported by a member."""
+        seen = [self.last_generation, self.in_flight or 0]
+        seen.extend(m.generation for m in self.members.values())
+        return max(seen) + 1
+
+    def owned_by(self) -> dict[str, frozenset[Partition]]:
+        return {m: s.owned for m, s in sorted(self.members.items())}
+
+
+# Several triggers coalesced into one plan: the plan names the most telling one.
+REASON_PRIORITY = (
+    "member-joined",
+    "member-left",
+    "member-expired",
+    "subscription-changed",
+    "partitions-changed",
+    "replica-racks-changed",
+    "followup",
+    "initial",
+)
+
+
+def pick_reason(reasons: Iterable[str]) -> str:
+    found = set(reasons)
+    for reason in REASON_PRIORITY:
+        if reason in found:
+            return reason
+    return "initial"
+
+
+@dataclass(frozen=True)
+class Change:
+    group_id: str
+    member_id: str
+    reason: str | None
+    detail: dict[str, object] = field(default_factory=dict)
+
+
+def decode_member(member_id: str, kind: str, value: bytes, now: float) -> MemberState:
+    """Decode one subscription value; anything unusable raises InputRejected."""
+    try:
+        sub: Subscription = decode_subscription(value)
+    except ProtocolError as exc:
+        raise InputRejected("undecodable", str(exc)) from None
+    if kind == "streams":
+        from protocol.streams import decode_subscription_info
+
+        if not sub.user_data:
+            raise InputRejected("undecodable", "streams member without SubscriptionInfo user data")
+        try:
+            decode_subscription_info(sub.user_data)
+        except ProtocolError as exc:
+            raise InputRejected("undecodable", f"streams user data: {exc}") from None
+    owned = frozenset((tp.topic, p) for tp in sub.owned_partitions for p in tp.partitions)
+    if any(p < 0 for _, p in owned):
+        raise InputRejected("inconsistent", "negative partition in owned partitions")
+    return MemberState(
+        member_id=member_id,
+        kind=kind,
+        rack=sub.rack,
+        topics=tuple(sorted(set(sub.topics))),
+        owned=owned,
+        generation=max(sub.generation_id, -1),
+        raw=bytes(value),
+        last_seen=now,
+        user_data=sub.user_data,
+    )
+
+
+class GroupTable:
+    """All groups of the subscriptions partitions this agent owns."""
+
+    def __init__(self, partitions: int | None = None) -> None:
+        self.groups: dict[str, GroupState] = {}
+        self.partitions = partitions
+
+    def apply(
+        self,
+        partition: int,
+        key: bytes | None,
+        value: bytes | None,
+        kind: str | None,
+        now: float,
+        *,
+        partition_of: Callable[[str], int] | None = None,
+    ) -> Change:
+        """Fold one subscriptions record into the table."""
+        try:
+            group_id, member_id = parse_key(key)
+        except BadKey as exc:
+            raise InputRejected("bad-key", str(exc)) from None
+        expected = partition if partition_of is None else partition_of(group_id)
+        if expected != partition:
+            raise InputRejected(
+                "wrong-partition",
+                f"group {group_id} belongs in partition {expected}, not {partition}",
+            )
+        kind = kind or "consumer"
+        if kind not in KINDS:
+            raise InputRejected("bad-kind", f"header rackwise-kind={kind!r}; use consumer|streams")
+        group = self.groups.get(group_id)
+        if value is None:
+            if group is None or member_id not in group.members:
+                return Change(group_id, member_id, None)
+            del group.members[member_id]
+            return Change(group_id, member_id, "member-left", {"member": member_id})
+        member = decode_member(member_id, kind, value, now)
+        if group is not None and group.members and group.kind != kind:
+            raise InputRejected(
+                "inconsistent",
+                f"group {group_id} is a {group.kind} group; member {member_id} says {kind}",
+            )
+        if group is None:
+            group = self.groups[group_id] = GroupState(group_id, partition, kind)
+        group.kind = kind
+        old = group.members.get(member_id)
+        group.members[member_id] = member
+        return Change(group_id, member_id, *classify(old, member, group.last_plan))
+
+    def expire(self, now: float, timeout_s: float) -> list[tuple[str, str]]:
+        """Remove members not heard from within the timeout; returns (group, member) pairs."""
+        gone: list[tuple[str, str]] = []
+        for gid in sorted(self.groups):
+            group = self.groups[gid]
+            for mid in sorted(group.members):
+                if now - group.members[mid].last_seen > timeout_s:
+                    del group.members[mid]
+                    gone.append((gid, mid))
+        return gone
+
+    def drop_partition(self, partition: int) -> None:
+        for gid in [g for g, s in self.groups.items() if s.partition == partition]:
+            del self.groups[gid]
+
+    def member_count(self) -> int:
+        return sum(len(g.members) for g in self.groups.values())
+
+
+def classify(
+    old: MemberState | None, new: MemberState, last_plan: AssignmentPlan | None
+) -> tuple[str | None, dict[str, object]]:
+    """Why (if at all) a new subscription from a known or new member needs a new plan."""
+    if old is None:
+        return "member-joined", {
+            "member": new.member_id,
+            "rack": new.rack,
+            "topics": list(new.topics),
+        }
+    if old.raw == new.raw:
+        return None, {}
+    what: dict[str, object] = {}
+    if old.topics != new.topics:
+        what["topics"] = {"from": list(old.topics), "to": list(new.topics)}
+    if old.rack != new.rack:
+        what["rack"] = {"from": old.rack, "to": new.rack}
+    if old.kind != new.kind:
+        what["kind"] = {"from": old.kind, "to": new.kind}
+    if what:
+        what["member"] = new.member_id
+        return "subscription-changed", what
+    released = released_withheld(new, last_plan)
+    if released:
+        return "followup", {
+            "member": new.member_id,
+            "released": [f"{t}-{p}" for t, p in sorted(released)],
+        }
+    return None, {}
+
+
+def released_withheld(member: MemberState, plan: AssignmentPlan | None) -> set[Partition]:
+    """Partitions the plan withheld because of this member that it no longer reports."""
+    if plan is None:
+        return set()
+    return {
+        (w.topic, w.partition)
+        for w in plan.withheld
+        if w.owner == member.member_id and (w.topic, w.partition) not in member.owned
+    }

@@ -1,0 +1,60 @@
+"""Create the agent's topics when they are missing (DESIGN §2).
+
+``subscriptions`` is compacted (latest subscription per member key; tombstones delete);
+``plans`` gets the same partition count so group -> partition is the same number in both;
+``control`` and ``deadletter`` are ordinary topics. Existing topics are left alone, but a
+subscriptions/plans partition-count mismatch is reported (it only costs a wider recovery read).
+"""
+
+from __future__ import annotations
+
+import structlog
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from agent.settings import TopicSettings
+
+log = structlog.get_logger("rackwise.topics")
+
+
+def topic_specs(topics: TopicSettings) -> list[NewTopic]:
+    rf = topics.replication_factor
+    return [
+        NewTopic(
+            topics.subscriptions,
+            num_partitions=topics.partitions,
+            replication_factor=rf,
+            config={
+                "cleanup.policy": "compact",
+                "min.compaction.lag.ms": "0",
+                "segment.ms": "3600000",
+            },
+        ),
+        NewTopic(topics.plans, num_partitions=topics.partitions, replication_factor=rf),
+        NewTopic(topics.control, num_partitions=1, replication_factor=rf),
+        NewTopic(topics.deadletter, num_partitions=1, replication_factor=rf),
+    ]
+
+
+def ensure_topics(admin: AdminClient, topics: TopicSettings, timeout: float = 30.0) -> list[str]:
+    """Create whichever of the four topics do not exist; returns the names created."""
+    existing = set(admin.list_topics(timeout=timeout).topics)
+    wanted = [t for t in topic_specs(topics) if t.topic not in existing]
+    created: list[str] = []
+    if wanted:
+        futures = admin.create_topics(wanted, operation_timeout=timeout, request_timeout=timeout)
+        for name, future in futures.items():
+            try:
+                future.result(timeout + 5)
+                created.append(name)
+            except KafkaException as exc:
+                if exc.args and exc.args[0].code() == KafkaError.TOPIC_ALREADY_EXISTS:
+                    continue  # another agent won the race
+                raise
+        log.info("created topics", topics=sorted(created))
+    return created
+
+
+def partition_counts(admin: AdminClient, names: list[str], timeout: float = 30.0) -> dict[str, int]:
+    md = admin.list_topics(timeout=timeout)
+    return {n: len(md.topics[n].partitions) for n in names if n in md.topics}

@@ -1,0 +1,238 @@
+"""KIP-925 rack-aware task assignment: enablement, cost, and the active optimizer.
+
+cost(task, client) = traffic_cost x (task partitions with no replica in the client's rack)
+                   + non_overlap_cost if the client does not hold the task now.
+
+Actives use source partitions, standbys changelog partitions (Kafka's legacy/HA path).
+Kafka solves it by cycle cancelling on a task x client graph; we solve the same objective
+with OR-Tools min-cost flow on a smaller graph: since the cost only depends on the client's
+rack (and on "is it the current holder"), each task gets one arc to its current client and
+one arc per rack, and rack nodes fan out to their clients. Every feasible task->client
+assignment maps to a flow of equal cost and back, so the flow optimum is the optimum.
+Ties are broken towards fewer moves (costs are scaled by M and +1 per move), which keeps
+the result an optimum of Kafka's objective and as sticky as possible.
+
+Example: task 0_0 reads orders-0 (replicas az1, az2), now on client x in az3 (cost 10+0);
+client y in az1 holds 0_1 whose partition is in az3 only. Swapping costs 0+1 and 0+1 = 2
+instead of 20, so min_traffic swaps them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from assignor.cluster import ClusterView, TopicPartition
+from assignor.errors import AssignorError
+from assignor.flow import FlowNetwork
+from assignor.streams.model import AssignmentConfig, TaskId, TaskSet
+from assignor.streams.state import ClientState
+
+
+@dataclass(frozen=True)
+class RackContext:
+    """Whether rack awareness is on, and per task how many partitions each rack misses."""
+
+    enabled: bool
+    reason: str
+    racks: tuple[str, ...]
+    active_misses: Mapping[TaskId, Mapping[str, int]]
+    standby_misses: Mapping[TaskId, Mapping[str, int]]
+
+    def active_cost(self, task: TaskId, rack: str, traffic: int) -> int:
+        return traffic * self.active_misses[task][rack]
+
+    def standby_cost(self, task: TaskId, rack: str, traffic: int) -> int:
+        return traffic * self.standby_misses[task][rack]
+
+
+def _partition_racks(view: ClusterView, tp: TopicPartition) -> frozenset[str] | None:
+    """All replica racks, or None when Kafka would refuse (missing, no replicas, rackless)."""
+    if tp.partition >= view.partition_count(tp.topic):
+        return None
+    replicas = view.replicas(tp.topic, tp.partition)
+    racks = [view.brokers.get(b) for b in replicas]
+    if not replicas or any(r is None for r in racks):
+        return None
+    return frozenset(r for r in racks if r is not None)
+
+
+def _misses(
+    view: ClusterView, parts: Mapping[TaskId, tuple[TopicPartition, ...]], racks: tuple[str, ...]
+) -> dict[TaskId, dict[str, int]] | None:
+    out: dict[TaskId, dict[str, int]] = {}
+    for task in sorted(parts):
+        per_tp = [_partition_racks(view, tp) for tp in parts[task]]
+        if any(r is None for r in per_tp):
+            return None
+        out[task] = {
+            rack: sum(1 for r in per_tp if r is not None and rack not in r) for rack in racks
+        }
+    return out
+
+
+def rack_context(
+    view: ClusterView, tasks: TaskSet, clients: Sequence[ClientState], config: AssignmentConfig
+) -> RackContext:
+    """``RackAwareTaskAssignor.canEnableRackAwareAssignor`` on a scenario's cluster view."""
+    empty: dict[TaskId, dict[str, int]] = {}
+    racks = tuple(sorted({c.rack for c in clients if c.rack}))
+    if config.rack_aware_assignment_strategy == "none":
+        return RackContext(False, "strategy none", racks, empty, empty)
+    if any(not c.rack for c in clients):
+        return RackContext(False, "a client has no rack", racks, empty, empty)
+    active = _misses(view, tasks.source, racks)
+    if active is None:
+        return RackContext(
+            False, "a source partition has a replica without rack", racks, empty, empty
+        )
+    standby: dict[TaskId, dict[str, int]] = {}
+    if config.num_standby_replicas > 0:
+        # Kafka describes every changelog topic and disables rack awareness for actives too
+        # when one of them cannot be described or has a rackless replica.
+        found = _misses(view, {t: tasks.changelog[t] for t in tasks.stateful}, racks)
+        if found is None:
+            return RackContext(
+                False, "a changelog partition is missing or has no rack", racks, empty, empty
+            )
+        standby = found
+    return RackContext(True, "enabled", racks, active, standby)
+
+
+@dataclass(frozen=True)
+class ActiveSolution:
+    owner: dict[TaskId, str]
+    cost: int
+
+
+def solve_active(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    tasks: Sequence[TaskId],
+    ctx: RackContext,
+    strategy: str,
+    traffic: int,
+    non_overlap: int,
+) -> ActiveSolution:
+    """Min-cost placement of ``tasks`` keeping every client's count of them.
+
+    ``min_traffic``: any permutation; ``balance_subtopology``: additionally at most
+    ceil(n_c / T * T_s) tasks of subtopology s on client c (Kafka's two-stage graph).
+    """
+    if strategy not in ("min_traffic", "balance_subtopology"):
+        raise AssignorError(f"no rack-aware graph for strategy {strategy!r}")
+    owner: dict[TaskId, str] = {}
+    for pid in order:
+        for task in clients[pid].active:
+            owner[task] = pid
+    task_list = sorted(tasks)
+    if not task_list:
+        return ActiveSolution({}, 0)
+    for task in task_list:
+        if task not in owner:
+            raise AssignorError(f"task {task} is not assigned before optimization")
+    counts = {pid: 0 for pid in order}
+    for task in task_list:
+        counts[owner[task]] += 1
+    total = len(task_list)
+    scale = total + 1  # lexicographic: cost first, then number of moved tasks
+    net = FlowNetwork()
+    task_node = {t: net.add_node() for t in task_list}
+    client_node = {pid: net.add_node() for pid in order if counts[pid] > 0}
+    sink = net.add_node()
+    for t in task_list:
+        net.set_supply(task_node[t], 1)
+    net.set_supply(sink, -total)
+    for pid, node in client_node.items():
+        net.add_arc(node, sink, counts[pid], 0)
+    rack_of = {pid: clients[pid].rack or "" for pid in order}
+    group_arcs: list[tuple[int, TaskId, tuple[int, str]]] = []
+    direct: dict[TaskId, int] = {}
+    fanout: dict[tuple[int, str], list[tuple[int, str]]] = {}
+    subs: dict[int, list[TaskId]] = {}
+    for t in task_list:
+        subs.setdefault(t.subtopology if strategy == "balance_subtopology" else -1, []).append(t)
+    for sub in sorted(subs):
+        members = subs[sub]
+        entry: dict[str, tuple[int, int]]
+        if strategy == "balance_subtopology":
+            entry = {}
+            for pid in client_node:
+                cap = math.ceil(counts[pid] * 1.0 / total * len(members))
+                if cap > 0:
+                    node = net.add_node()
+                    net.add_arc(node, client_node[pid], cap, 0)
+                    entry[pid] = (node, cap)
+        else:
+            entry = {pid: (client_node[pid], counts[pid]) for pid in client_node}
+        for rack in ctx.racks:
+            gnode = net.add_node()
+            targets = [pid for pid in order if pid in entry and rack_of[pid] == rack]
+            for pid in targets:
+                fanout.setdefault((sub, rack), []).append(
+                    (net.add_arc(gnode, entry[pid][0], entry[pid][1], 0), pid)
+                )
+            if not targets:
+                continue
+            for t in members:
+                cost = ctx.active_cost(t, rack, traffic) + non_overlap
+                group_arcs.append(
+                    (net.add_arc(task_node[t], gnode, 1, cost * scale + 1), t, (sub, rack))
+                )
+        for t in members:
+            cur = owner[t]
+            if cur in entry:
+                direct[t] = net.add_arc(
+                    task_node[t],
+                    entry[cur][0],
+                    1,
+                    ctx.active_cost(t, rack_of[cur], traffic) * scale,
+                )
+    solution = net.solve()
+    new_owner: dict[TaskId, str] = {}
+    routed: dict[tuple[int, str], list[TaskId]] = {}
+    for t, arc in direct.items():
+        if solution.flow(arc) > 0:
+            new_owner[t] = owner[t]
+    for arc, t, group in group_arcs:
+        if solution.flow(arc) > 0:
+            routed.setdefault(group, []).append(t)
+    for group in sorted(routed):
+        quota = {pid: solution.flow(arc) for arc, pid in fanout[group]}
+        pending = []
+        for t in sorted(routed[group]):
+            if quota.get(owner[t], 0) > 0:  # only reachable when non_overlap == 0
+                quota[owner[t]] -= 1
+                new_owner[t] = owner[t]
+            else:
+                pending.append(t)
+        slots = [pid for pid in order if pid in quota for _ in range(quota[pid])]
+        for t, pid in zip(pending, slots, strict=True):
+            new_owner[t] = pid
+    if len(new_owner) != total:
+        raise AssignorError("rack-aware optimizer lost a task (flow decoding)")
+    cost = sum(
+        ctx.active_cost(t, rack_of[p], traffic) + (0 if p == owner[t] else non_overlap)
+        for t, p in new_owner.items()
+    )
+    return ActiveSolution(new_owner, cost)
+
+
+def optimize_active(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    tasks: Sequence[TaskId],
+    ctx: RackContext,
+    strategy: str,
+    traffic: int,
+    non_overlap: int,
+) -> int:
+    """``RackAwareTaskAssignor.optimizeActiveTasks``: solve, apply, return Kafka's total cost."""
+    before = {t: pid for pid in order for t in clients[pid].active}
+    result = solve_active(clients, order, tasks, ctx, strategy, traffic, non_overlap)
+    for task, pid in sorted(result.owner.items()):
+        if before[task] != pid:
+            clients[before[task]].unassign_active(task)
+            clients[pid].assign_active(task)
+    return result.cost

@@ -1,0 +1,293 @@
+"""KIP-925 rack-aware standby optimization, solved globally by min-cost flow.
+
+Kafka (``optimizeStandbyTasks``) swaps standbys between pairs of clients in different racks
+for at most 4 rounds, each pair solved by its own small flow; that is a local search. Here
+the same objective (changelog traffic + non-overlap versus the balanced standby placement)
+is minimized over *all* placements that keep each client's standby count, never put two
+copies of a task on one client, never put a standby beside its active, and (tag-aware
+mode) keep every copy inside its tag class. That set contains every placement Kafka's swaps
+can reach without tags, so our cost is never higher.
+
+The flow first runs on an aggregated graph (task -> (rack, class) group -> client); that is
+a relaxation, and when its solution can be split into distinct clients per task (greedy,
+almost always) it is optimal for the exact problem. Otherwise the exact task x client graph
+is solved.
+
+Example: standby of 0_0 (changelog in az2) on x@az1 and of 0_1 (changelog in az1) on y@az2:
+swapping them saves 2 x traffic_cost for 2 x non_overlap_cost.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+
+from assignor.flow import FlowNetwork
+from assignor.streams.model import TaskId
+from assignor.streams.rack import RackContext
+from assignor.streams.standby import tag_class
+from assignor.streams.state import ClientState
+
+Group = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def _class(client: ClientState, tag_aware: bool) -> tuple[tuple[str, str], ...]:
+    return tag_class(client) if tag_aware else ()
+
+
+def optimize_standby(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    ctx: RackContext,
+    traffic: int,
+    non_overlap: int,
+    tag_aware: bool,
+) -> int:
+    """Re-place standbys at minimum cost; apply; return the traffic-only standby cost."""
+    holders: dict[TaskId, list[str]] = {}
+    for pid in order:
+        for task in sorted(clients[pid].standby):
+            holders.setdefault(task, []).append(pid)
+    if not holders:
+        return 0
+    if tag_aware:
+        # Kafka's own pairwise rounds first; the class-preserving global flow below can then
+        # only lower the traffic further (staying put is always feasible at zero overlap cost).
+        _pairwise(clients, order, ctx, traffic, non_overlap)
+        holders = {}
+        for pid in order:
+            for task in sorted(clients[pid].standby):
+                holders.setdefault(task, []).append(pid)
+    active_of = {t: pid for pid in order for t in clients[pid].active}
+    placement = _aggregated(
+        clients, order, ctx, traffic, non_overlap, tag_aware, holders, active_of
+    )
+    if placement is None:
+        placement = _exact(clients, order, ctx, traffic, non_overlap, tag_aware, holders, active_of)
+    for pid in order:
+        clients[pid].standby.clear()
+    for task in sorted(placement):
+        for pid in placement[task]:
+            clients[pid].assign_standby(task)
+    return standby_traffic(clients, order, ctx, traffic)
+
+
+def _tag_count(clients: Mapping[str, ClientState], holders: list[str], extra: str) -> int:
+    return len({kv for p in [*holders, extra] for kv in clients[p].tags.items()})
+
+
+def _movable(
+    clients: Mapping[str, ClientState], order: Sequence[str], src: str, dst: str
+) -> list[TaskId]:
+    """Kafka's 4-arg tag predicate: the move must not lower the task's distinct tag count."""
+    out = []
+    for task in sorted(clients[src].standby):
+        if clients[dst].holds(task):
+            continue
+        others = [p for p in order if p not in (src, dst) and clients[p].holds(task)]
+        if _tag_count(clients, others, dst) >= _tag_count(clients, others, src):
+            out.append(task)
+    return out
+
+
+def _pairwise(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    ctx: RackContext,
+    traffic: int,
+    non_overlap: int,
+) -> None:
+    """Tag-aware mode only: Kafka's pairwise swap rounds (at most 4) under Kafka's predicate,
+    each pair solved exactly (two clients, fixed counts: keep the cheapest on each side)."""
+    for _ in range(4):
+        moved = False
+        for i, a in enumerate(order):
+            for b in order[i + 1 :]:
+                ca, cb = clients[a], clients[b]
+                if ca.rack == cb.rack:
+                    continue
+                m1, m2 = _movable(clients, order, a, b), _movable(clients, order, b, a)
+                if not m1 or not m2:
+                    continue
+
+                def cost(t: TaskId, c: ClientState) -> int:
+                    return ctx.standby_cost(t, c.rack or "", traffic) + (
+                        0 if t in c.standby else non_overlap
+                    )
+
+                pool = sorted(
+                    m1 + m2, key=lambda t: (cost(t, ca) - cost(t, cb), t not in ca.standby, t)
+                )
+                to_a = set(pool[: len(m1)])
+                for t in pool:
+                    want, other = (ca, cb) if t in to_a else (cb, ca)
+                    if t not in want.standby:
+                        other.unassign_standby(t)
+                        want.assign_standby(t)
+                        moved = True
+        if not moved:
+            return
+
+
+def standby_traffic(
+    clients: Mapping[str, ClientState], order: Sequence[str], ctx: RackContext, traffic: int
+) -> int:
+    return sum(
+        ctx.standby_cost(t, clients[p].rack or "", traffic)
+        for p in order
+        for t in clients[p].standby
+    )
+
+
+def _units(
+    clients: Mapping[str, ClientState], holders: Mapping[TaskId, list[str]], tag_aware: bool
+) -> dict[tuple[TaskId, tuple[tuple[str, str], ...]], list[str]]:
+    units: dict[tuple[TaskId, tuple[tuple[str, str], ...]], list[str]] = {}
+    for task in sorted(holders):
+        for pid in holders[task]:
+            units.setdefault((task, _class(clients[pid], tag_aware)), []).append(pid)
+    return units
+
+
+def _aggregated(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    ctx: RackContext,
+    traffic: int,
+    non_overlap: int,
+    tag_aware: bool,
+    holders: Mapping[TaskId, list[str]],
+    active_of: Mapping[TaskId, str],
+) -> dict[TaskId, list[str]] | None:
+    counts = {pid: len(clients[pid].standby) for pid in order}
+    copies = sum(counts.values())
+    scale = copies + 1
+    groups: dict[Group, list[str]] = {}
+    for pid in order:
+        if counts[pid] > 0:
+            groups.setdefault(
+                (clients[pid].rack or "", _class(clients[pid], tag_aware)), []
+            ).append(pid)
+    net = FlowNetwork()
+    sink = net.add_node()
+    net.set_supply(sink, -copies)
+    cnode = {pid: net.add_node() for pid in order if counts[pid] > 0}
+    for pid, node in cnode.items():
+        net.add_arc(node, sink, counts[pid], 0)
+    gnode: dict[Group, int] = {}
+    fan: dict[Group, list[tuple[int, str]]] = {}
+    for group in sorted(groups):
+        gnode[group] = net.add_node()
+        fan[group] = [(net.add_arc(gnode[group], cnode[p], counts[p], 0), p) for p in groups[group]]
+    by_class: dict[tuple[tuple[str, str], ...], list[Group]] = {}
+    for group in sorted(groups):
+        by_class.setdefault(group[1], []).append(group)
+    direct: list[tuple[int, TaskId, str]] = []
+    routed_arcs: list[tuple[int, TaskId, Group]] = []
+    for (task, klass), pids in sorted(_units(clients, holders, tag_aware).items()):
+        unit = net.add_node()
+        net.set_supply(unit, len(pids))
+        for pid in pids:
+            cost = ctx.standby_cost(task, clients[pid].rack or "", traffic)
+            direct.append((net.add_arc(unit, cnode[pid], 1, cost * scale), task, pid))
+        held = set(holders[task]) | {active_of.get(task, "")}
+        for group in by_class.get(klass, []):
+            cap = sum(1 for p in groups[group] if p not in held)
+            if cap > 0:
+                cost = ctx.standby_cost(task, group[0], traffic) + non_overlap
+                routed_arcs.append(
+                    (net.add_arc(unit, gnode[group], cap, cost * scale + 1), task, group)
+                )
+    solution = net.solve()
+    placement: dict[TaskId, list[str]] = {}
+    for arc, task, pid in direct:
+        if solution.flow(arc) > 0:
+            placement.setdefault(task, []).append(pid)
+    demand: dict[Group, list[tuple[TaskId, int]]] = {}
+    for arc, task, group in routed_arcs:
+        if (units := solution.flow(arc)) > 0:
+            demand.setdefault(group, []).append((task, units))
+    for group in sorted(demand):
+        quota = {pid: solution.flow(arc) for arc, pid in fan[group]}
+        if not _split(group, demand[group], quota, clients, placement, active_of):
+            return None
+    return placement
+
+
+def _split(
+    group: Group,
+    demand: list[tuple[TaskId, int]],
+    quota: dict[str, int],
+    clients: Mapping[str, ClientState],
+    placement: dict[TaskId, list[str]],
+    active_of: Mapping[TaskId, str],
+) -> bool:
+    """Give each task its copies on distinct clients of the group (largest quota first)."""
+    heap = [(-q, clients[p].key, p) for p, q in quota.items() if q > 0]
+    heapq.heapify(heap)
+    for task, units in sorted(demand, key=lambda d: (-d[1], d[0])):
+        banned = set(placement.get(task, ())) | {active_of.get(task, "")}
+        taken: list[tuple[int, tuple[int, int, int, str], str]] = []
+        skipped: list[tuple[int, tuple[int, int, int, str], str]] = []
+        while len(taken) < units and heap:
+            item = heapq.heappop(heap)
+            (taken if item[2] not in banned else skipped).append(item)
+        if len(taken) < units:
+            return False
+        for neg, key, pid in taken:
+            placement.setdefault(task, []).append(pid)
+            if neg + 1 < 0:
+                skipped.append((neg + 1, key, pid))
+        for item in skipped:
+            heapq.heappush(heap, item)
+    return True
+
+
+def _exact(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    ctx: RackContext,
+    traffic: int,
+    non_overlap: int,
+    tag_aware: bool,
+    holders: Mapping[TaskId, list[str]],
+    active_of: Mapping[TaskId, str],
+) -> dict[TaskId, list[str]]:
+    counts = {pid: len(clients[pid].standby) for pid in order}
+    copies = sum(counts.values())
+    scale = copies + 1
+    net = FlowNetwork()
+    sink = net.add_node()
+    net.set_supply(sink, -copies)
+    cnode = {pid: net.add_node() for pid in order if counts[pid] > 0}
+    for pid, node in cnode.items():
+        net.add_arc(node, sink, counts[pid], 0)
+    members: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for pid in cnode:
+        members.setdefault(_class(clients[pid], tag_aware), []).append(pid)
+    arcs: list[tuple[TaskId, str]] = []
+    tails: list[int] = []
+    heads: list[int] = []
+    costs: list[int] = []
+    for (task, klass), pids in sorted(_units(clients, holders, tag_aware).items()):
+        unit = net.add_node()
+        net.set_supply(unit, len(pids))
+        held = set(holders[task])
+        for pid in members.get(klass, []):
+            if pid == active_of.get(task) or (pid in held and pid not in pids):
+                continue
+            stay = pid in held
+            base = ctx.standby_cost(task, clients[pid].rack or "", traffic) + (
+                0 if stay else non_overlap
+            )
+            tails.append(unit)
+            heads.append(cnode[pid])
+            costs.append(base * scale + (0 if stay else 1))
+            arcs.append((task, pid))
+    first = net.add_arcs(tails, heads, [1] * len(tails), costs).start
+    solution = net.solve()
+    placement: dict[TaskId, list[str]] = {}
+    for index, (task, pid) in enumerate(arcs):
+        if solution.flow(first + index) > 0:
+            placement.setdefault(task, []).append(pid)
+    return placement

@@ -1,0 +1,214 @@
+"""Benchmark of the metrics job: plan-partition rows/s on local Spark, and plan -> metric latency.
+
+Two phases against a real Kafka cluster (the local testbed by default), each on fresh topics:
+
+1. capacity: PRELOAD plans of PARTITIONS partitions each are published first, then the job runs
+   with an available-now trigger; rows/s = plan-partitions / (end of the last micro-batch of
+   either query - start of the first), so JVM and query start-up are not counted.
+2. steady: the job runs with a 1 s processing-time trigger while plans are published at RATE
+   plans/s for SECONDS; latency = the Kafka timestamp of a plan's metric message on the metrics
+   topic - the Kafka timestamp of the plan itself (published_at). Reported: p50/p95/max, and
+   whether the job kept up (plans processed by the end / plans published).
+
+    .venv/bin/python bench/bench_metrics.py [--bootstrap B] [--partitions 10000]
+        [--preload 100] [--rate 20] [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from confluent_kafka import Consumer, Producer  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+from metrics import job  # noqa: E402
+from metrics.session import build_session  # noqa: E402
+from metrics.settings import MetricsSettings  # noqa: E402
+from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary  # noqa: E402
+
+RACKS = ("az1", "az2", "az3")
+MAX_MESSAGE = 16 * 1024 * 1024
+
+
+def template(partitions: int, members: int = 30) -> str:
+    """One plan of ``partitions`` partitions over ``members`` members in three racks, as JSON
+    with GROUP/GEN/TS placeholders (made once: the bench measures Spark, not pydantic)."""
+    plans = []
+    for m in range(members):
+        rack = RACKS[m % 3]
+        parts = []
+        for p in range(m, partitions, members):
+            replicas = sorted({RACKS[p % 3], RACKS[(p + 1) % 3]})
+            parts.append(PartitionPlan(topic=f"topic-{p % 50}", partition=p // 50,
+                                       replica_racks=replicas, cross_rack=rack not in replicas,
+                                       weight=1.0 + (p % 7) / 10))
+        plans.append(MemberPlan(member_id=f"member-{m:03d}", rack=rack, partitions=parts))
+    cross = sum(x.cross_rack for mp in plans for x in mp.partitions)
+    plan = AssignmentPlan(
+        group_id="GROUP", generation=424242, reason="replica-racks-changed",
+        assignor="rack-optimal", members=plans,
+        summary=PlanSummary(partitions=partitions, cross_rack_partitions=cross,
+                            traffic_cost=float(cross), lower_bound=0.0,
+                            max_load=max(len(mp.partitions) for mp in plans),
+                            min_load=min(len(mp.partitions) for mp in plans), moved_partitions=10),
+    )
+    text = plan.to_json()
+    created = json.loads(text)["created_at"]
+    return text.replace('"generation":424242', '"generation":GEN').replace(created, "TS")
+
+
+def make_topics(admin: AdminClient, *names: str) -> None:
+    config = {"max.message.bytes": str(MAX_MESSAGE)}
+    futures = admin.create_topics([NewTopic(n, num_partitions=3, config=config) for n in names])
+    for f in futures.values():
+        f.result(30)
+
+
+def publish(bootstrap: str, topic: str, text: str, count: int, rate: float | None,
+            start_gen: int = 1) -> float:
+    """Publish ``count`` plans (rate plans/s, or as fast as possible); returns seconds taken."""
+    producer = Producer({"bootstrap.servers": bootstrap, "message.max.bytes": MAX_MESSAGE,
+                         "compression.type": "lz4", "linger.ms": 5})
+    started = time.monotonic()
+    for i in range(count):
+        if rate:
+            delay = started + i / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        group = f"bench-{i % 8}"
+        now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        value = (text.replace('"GROUP"', json.dumps(group))
+                 .replace('"generation":GEN', f'"generation":{start_gen + i}')
+                 .replace('"TS"', json.dumps(now)))
+        producer.produce(topic, key=group, value=value)
+        producer.poll(0)
+    producer.flush(120)
+    return time.monotonic() - started
+
+
+def _span(queries: list[Any]) -> float:
+    """Seconds from the start of the first batch with data to the end of the last one."""
+    starts, ends = [], []
+    for q in queries:
+        for p in q.recentProgress:
+            if p["numInputRows"] > 0:
+                t = datetime.fromisoformat(p["timestamp"].replace("Z", "+00:00")).timestamp()
+                starts.append(t)
+                ends.append(t + p["durationMs"]["triggerExecution"] / 1000)
+    return max(ends) - min(starts)
+
+
+def capacity(spark: Any, bootstrap: str, text: str, partitions: int, plans: int,
+             per_trigger: int, work: Path) -> dict[str, Any]:
+    suffix = uuid.uuid4().hex[:8]
+    plans_topic, metrics_topic = f"bench-plans-{suffix}", f"bench-crt-{suffix}"
+    make_topics(AdminClient({"bootstrap.servers": bootstrap}), plans_topic, metrics_topic)
+    publish(bootstrap, plans_topic, text, plans, rate=None)
+    settings = MetricsSettings(bootstrap=bootstrap, plans_topic=plans_topic,
+                               metrics_topic=metrics_topic, output=work / "capacity",
+                               max_offsets_per_trigger=per_trigger)
+    counters = job.Counters()
+    queries = job.start(spark, settings, available_now=True, counters=counters)
+    job.await_all(queries, timeout=900)
+    span = _span(queries)
+    assert counters.plans == plans, counters
+    return {"plans": plans, "rows": counters.partitions, "seconds": span,
+            "rows_per_s": counters.partitions / span, "batches": counters.batches}
+
+
+def steady(spark: Any, bootstrap: str, text: str, partitions: int, rate: float, seconds: float,
+           work: Path) -> dict[str, Any]:
+    suffix = uuid.uuid4().hex[:8]
+    plans_topic, metrics_topic = f"bench-plans-{suffix}", f"bench-crt-{suffix}"
+    make_topics(AdminClient({"bootstrap.servers": bootstrap}), plans_topic, metrics_topic)
+    settings = MetricsSettings(bootstrap=bootstrap, plans_topic=plans_topic,
+                               metrics_topic=metrics_topic, output=work / "steady",
+                               starting_offsets="earliest")
+    counters = job.Counters()
+    queries = job.start(spark, settings, available_now=False, counters=counters)
+    count = int(rate * seconds)
+    time.sleep(5)  # let both queries get through their first (empty) trigger
+    took = publish(bootstrap, plans_topic, text, count, rate=rate)
+    published_at = time.monotonic()
+    deadline = time.monotonic() + 120
+    while counters.plans < count and time.monotonic() < deadline:
+        time.sleep(0.5)
+    drained_after = time.monotonic() - published_at
+    for q in queries:
+        q.stop()
+    latencies = _latencies(bootstrap, metrics_topic, count)
+    return {"published": count, "publish_seconds": took, "processed": counters.plans,
+            "offered_rows_per_s": count * partitions / took,
+            "p50_ms": statistics.median(latencies),
+            "p95_ms": statistics.quantiles(latencies, n=20)[18] if len(latencies) > 1 else latencies[0],
+            "max_ms": max(latencies), "measured": len(latencies),
+            "drain_s_after_publish": drained_after}
+
+
+def _latencies(bootstrap: str, topic: str, want: int) -> list[float]:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex}",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    consumer.subscribe([topic])
+    out: list[float] = []
+    deadline = time.monotonic() + 60
+    try:
+        while len(out) < want and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is None or msg.error() or not msg.key().startswith(b"plan/"):
+                continue
+            published = datetime.fromisoformat(json.loads(msg.value())["published_at"])
+            out.append(msg.timestamp()[1] - published.timestamp() * 1000)
+    finally:
+        consumer.close()
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bootstrap", default=os.environ.get(
+        "RACKWISE_BOOTSTRAP", "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"))
+    parser.add_argument("--partitions", type=int, default=10_000)
+    parser.add_argument("--preload", type=int, default=100, help="plans for the capacity phase")
+    parser.add_argument("--per-trigger", type=int, default=25, help="maxOffsetsPerTrigger (plans)")
+    parser.add_argument("--rate", type=float, default=20.0, help="plans/s in the steady phase")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--master", default="local[2]")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="rackwise-bench-"))
+    text = template(args.partitions)
+    print(f"plan of {args.partitions} partitions: {len(text) / 1e6:.2f} MB of JSON", flush=True)
+    spark = build_session(args.master, app_name="rackwise-bench")
+    try:
+        cap = capacity(spark, args.bootstrap, text, args.partitions, args.preload,
+                       args.per_trigger, work)
+        print(f"capacity: {cap['rows']:,} plan-partition rows in {cap['seconds']:.1f}s = "
+              f"{cap['rows_per_s']:,.0f} rows/s ({cap['batches']} batches)", flush=True)
+        st = steady(spark, args.bootstrap, text, args.partitions, args.rate, args.seconds, work)
+        print(f"steady: {st['published']} plans at {args.rate}/s "
+              f"({st['offered_rows_per_s']:,.0f} rows/s offered), processed {st['processed']}; "
+              f"latency p50 {st['p50_ms']:.0f} ms, p95 {st['p95_ms']:.0f} ms, "
+              f"max {st['max_ms']:.0f} ms over {st['measured']} plans", flush=True)
+        print(json.dumps({"capacity": cap, "steady": st}, default=str))
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

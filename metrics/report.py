@@ -1,0 +1,223 @@
+"""The CRT report: PNG charts and one static HTML page from the metrics job's Parquet tables.
+
+Reads with pandas/pyarrow (no Spark, no JVM): the tables are small (rows per plan, not per
+partition). Readers' rule for duplicates, the same as metrics.sinks: one record per
+(group_id, generation), the one from the newest batch and highest offset.
+
+Charts:
+  crt_over_time.png   cross-rack partitions of each group, plan by plan, over event time
+  rack_pairs.png      heat map source rack -> member rack of the (weighted) partitions,
+                      for each group's first and latest plan, summed over groups
+  actual_vs_best.png  each group's latest traffic cost next to its lower bound
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.dates as mdates  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from protocol.errors import RackwiseError  # noqa: E402
+
+
+class ReportError(RackwiseError):
+    """The report cannot be made from the given input; the message says what to run first."""
+
+
+@dataclass
+class ReportData:
+    plans: pd.DataFrame       # one row per (group_id, generation)
+    pairs: pd.DataFrame       # rack pairs of exactly those plan records
+    rejected: int
+
+
+def _read(folder: Path) -> pd.DataFrame | None:
+    if not folder.exists() or not any(folder.glob("batch_id=*/*.parquet")):
+        return None
+    df = pd.read_parquet(folder)
+    df["batch_id"] = df["batch_id"].astype("int64")
+    return df
+
+
+def load(input_dir: Path) -> ReportData:
+    plans = _read(input_dir / "plan_metrics")
+    if plans is None or plans.empty:
+        raise ReportError(f"no plan metrics under {input_dir}/plan_metrics: run "
+                          "`rackwise metrics run --available-now --output DIR` first")
+    plans = (plans.sort_values(["batch_id", "source_offset"])
+             .drop_duplicates(["group_id", "generation"], keep="last")
+             .sort_values(["group_id", "generation"]).reset_index(drop=True))
+    pairs = _read(input_dir / "rack_pairs")
+    if pairs is None:
+        pairs = pd.DataFrame(columns=["group_id", "generation", "source_partition",
+                                      "source_offset", "batch_id", "source_rack",
+                                      "member_rack", "cross_rack", "partitions", "weight"])
+    keys = ["group_id", "generation", "source_partition", "source_offset", "batch_id"]
+    pairs = pairs.merge(plans[keys], on=keys, how="inner")
+    rejected_df = _read(input_dir / "rejected")
+    rejected = 0 if rejected_df is None else int(
+        rejected_df.drop_duplicates(["source_topic", "source_partition", "source_offset"]).shape[0])
+    return ReportData(plans=plans, pairs=pairs, rejected=rejected)
+
+
+def chart_crt_over_time(plans: pd.DataFrame, path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
+    for group, rows in plans.sort_values("event_time").groupby("group_id", sort=True):
+        ax.step(rows["event_time"], rows["cross_rack_partitions"], where="post",
+                marker="o", label=str(group))
+        last = rows.iloc[-1]
+        ax.annotate(f"gen {last['generation']}", (last["event_time"], last["cross_rack_partitions"]),
+                    textcoords="offset points", xytext=(4, 4), fontsize=8)
+    start, end = plans["event_time"].min(), plans["event_time"].max()
+    if end - start < pd.Timedelta(minutes=2):  # one instant: give it some room, not years
+        ax.set_xlim(start - pd.Timedelta(minutes=1), end + pd.Timedelta(minutes=1))
+    locator = mdates.AutoDateLocator()
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_title("Cross-rack partitions per plan, by group")
+    ax.set_xlabel("plan created at (UTC)")
+    ax.set_ylabel("cross-rack partitions")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    ax.legend(title="group", fontsize=8, loc="best")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def _pair_matrix(pairs: pd.DataFrame, racks: list[str]) -> np.ndarray:
+    matrix = np.zeros((len(racks), len(racks)))
+    for row in pairs.itertuples():
+        matrix[racks.index(row.source_rack), racks.index(row.member_rack)] += row.weight
+    return matrix
+
+
+def chart_rack_pairs(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Path:
+    first = plans.groupby("group_id")["generation"].min()
+    latest = plans.groupby("group_id")["generation"].max()
+    panels = [("latest plan of each group", latest)]
+    if not first.equals(latest):
+        panels.insert(0, ("first plan of each group", first))
+    racks = sorted(set(pairs["source_rack"]) | set(pairs["member_rack"])) or ["-"]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), dpi=110,
+                             squeeze=False)
+    matrices = []
+    for _, gens in panels:
+        chosen = pairs.merge(gens.rename("generation").reset_index(), on=["group_id", "generation"])
+        matrices.append(_pair_matrix(chosen, racks))
+    # The colour scale is for cross-rack reads only; the diagonal (local reads) is drawn apart.
+    off_diagonal = [np.where(np.eye(len(racks), dtype=bool), np.nan, m) for m in matrices]
+    top = max(float(np.nanmax(m)) if np.isfinite(m).any() else 0.0 for m in off_diagonal) or 1.0
+    cmap = plt.get_cmap("Oranges").with_extremes(bad="#dcefe0")
+    for ax, (title, _), matrix, shown in zip(axes[0], panels, matrices, off_diagonal, strict=True):
+        image = ax.imshow(shown, cmap=cmap, vmin=0, vmax=top)
+        crt = matrix.sum() - np.trace(matrix)
+        ax.set_title(f"{title}\ncross-rack: {crt:g} of {matrix.sum():g}", fontsize=10)
+        ax.set_xticks(range(len(racks)), racks)
+        ax.set_yticks(range(len(racks)), racks)
+        ax.set_xlabel("member rack (reads)")
+        ax.set_ylabel("source rack (data read from)")
+        for i in range(len(racks)):
+            for j in range(len(racks)):
+                value = matrix[i, j]
+                label = f"{value:g}" + ("\nlocal" if i == j else "")
+                ax.text(j, i, label, ha="center", va="center", fontsize=9,
+                        color="white" if i != j and value > top * 0.6 else "black")
+    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8,
+                 label="cross-rack partitions (weighted)")
+    fig.suptitle("Rack pairs: where assigned partitions are read from", fontsize=11)
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def chart_actual_vs_best(plans: pd.DataFrame, path: Path) -> Path:
+    latest = plans.sort_values("generation").groupby("group_id", sort=True).tail(1)
+    latest = latest.sort_values("group_id")
+    x = np.arange(len(latest))
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(latest) + 2), 4.2), dpi=110)
+    actual = latest["traffic_cost"].to_numpy(dtype=float)
+    best = latest["lower_bound"].astype(float).fillna(np.nan).to_numpy()
+    ax.bar(x - 0.2, actual, 0.4, label="actual traffic cost", color="#d95f02")
+    ax.bar(x + 0.2, np.nan_to_num(best), 0.4, label="best (lower bound)", color="#1b9e77")
+    for i, (a, b) in enumerate(zip(actual, best, strict=True)):
+        ax.text(i - 0.2, a, f"{a:g}", ha="center", va="bottom", fontsize=8)
+        ax.text(i + 0.2, 0 if np.isnan(b) else b, "n/a" if np.isnan(b) else f"{b:g}",
+                ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, [f"{g}\n(gen {n})" for g, n in zip(latest["group_id"], latest["generation"],
+                                                       strict=True)])
+    ax.set_ylabel("traffic cost")
+    ax.set_title("Traffic cost of each group's latest plan vs the best reachable")
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+_COLUMNS = [("group_id", "group"), ("generation", "generation"), ("kind", "kind"),
+            ("reason", "reason"), ("partitions", "partitions"),
+            ("cross_rack_partitions", "cross-rack"), ("cross_rack_ratio", "ratio"),
+            ("traffic_cost", "traffic cost"), ("lower_bound", "lower bound"),
+            ("load_spread", "load spread"), ("moved_partitions", "moved"),
+            ("standby_rack_diversity", "standby rack diversity")]
+
+
+def _cell(value: object) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return html.escape(str(value))
+
+
+def render_page(data: ReportData, out: Path, charts: list[Path]) -> Path:
+    latest = data.plans.sort_values("generation").groupby("group_id", sort=True).tail(1)
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in _COLUMNS)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(row[col])}</td>" for col, _ in _COLUMNS) + "</tr>"
+        for _, row in latest.sort_values("group_id").iterrows())
+    images = "".join(f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}">'
+                     f"</figure>" for p in charts)
+    page = f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>rackwise: cross-rack traffic report</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}
+table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
+figure{{margin:1.5em 0}}img{{max-width:100%}}</style></head>
+<body><h1>Cross-rack traffic (CRT) report</h1>
+<p>{len(data.plans)} plans of {latest.shape[0]} groups; {data.rejected} malformed plan records
+set aside.</p>
+<h2>Latest plan of each group</h2>
+<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>
+<h2>Charts</h2>{images}
+</body></html>
+"""
+    path = out / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def render(input_dir: str | Path, out: str | Path) -> Path:
+    """Charts and index.html for the metrics under ``input_dir``; returns the HTML's path."""
+    input_dir, out = Path(input_dir), Path(out)
+    data = load(input_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    charts = [
+        chart_crt_over_time(data.plans, out / "crt_over_time.png"),
+        chart_rack_pairs(data.plans, data.pairs, out / "rack_pairs.png"),
+        chart_actual_vs_best(data.plans, out / "actual_vs_best.png"),
+    ]
+    return render_page(data, out, charts)

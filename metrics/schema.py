@@ -1,0 +1,189 @@
+"""The Spark schema of a published plan, derived from ``protocol.plan.AssignmentPlan``.
+
+The plan model is the contract (DESIGN.md §3); this module walks its JSON Schema
+(``model_json_schema()``) so the Spark job never carries a hand-copied duplicate that could
+drift. The same walk yields the validity checks (required fields, enums, consts, minimums)
+that decide whether a record is a plan or goes to the ``rejected`` table.
+
+Mapping (JSON Schema -> Spark)::
+
+    integer -> long        number -> double      boolean -> boolean
+    string -> string       string/date-time -> timestamp
+    array -> array<items>  object with properties -> struct
+    object without properties (free-form, e.g. ``config``) -> string holding the raw JSON
+    anyOf [X, null] -> X (nullable)       $ref -> the referenced definition
+
+Example: ``PartitionPlan`` becomes ``struct<topic:string, partition:bigint,
+replica_racks:array<string>, cross_rack:boolean, weight:double>``.
+
+Extra fields that a newer plan carries are ignored, not rejected: the plan schema may only
+grow (DESIGN.md: *contract* names change by extending), so an old metrics job keeps working.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    BooleanType,
+    DataType,
+    DoubleType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from protocol.plan import AssignmentPlan
+
+JsonSchema = dict[str, Any]
+
+
+class SchemaDerivationError(ValueError):
+    """The plan model uses a JSON Schema construct this module does not map; extend _to_spark."""
+
+
+def _resolve(node: JsonSchema, defs: dict[str, JsonSchema]) -> JsonSchema:
+    ref = node.get("$ref")
+    if ref is None:
+        return node
+    name = ref.rsplit("/", 1)[-1]
+    if name not in defs:
+        raise SchemaDerivationError(f"unresolvable $ref {ref!r}")
+    return _resolve(defs[name], defs)
+
+
+def _non_null(node: JsonSchema, defs: dict[str, JsonSchema]) -> tuple[JsonSchema, bool]:
+    """Strip ``anyOf [X, null]``; return (X, nullable)."""
+    node = _resolve(node, defs)
+    options = node.get("anyOf") or node.get("oneOf")
+    if options is None:
+        return node, False
+    real = [_resolve(o, defs) for o in options if o.get("type") != "null"]
+    if len(real) != 1:
+        raise SchemaDerivationError(f"union of several non-null types is not mapped: {options}")
+    return real[0], len(real) != len(options)
+
+
+def _to_spark(node: JsonSchema, defs: dict[str, JsonSchema]) -> DataType:
+    node, _ = _non_null(node, defs)
+    kind = node.get("type")
+    if kind == "integer":
+        return LongType()
+    if kind == "number":
+        return DoubleType()
+    if kind == "boolean":
+        return BooleanType()
+    if kind == "string":
+        return TimestampType() if node.get("format") == "date-time" else StringType()
+    if kind == "array":
+        return ArrayType(_to_spark(node.get("items", {"type": "string"}), defs), containsNull=True)
+    if kind == "object":
+        props = node.get("properties")
+        if not props:
+            return StringType()  # free-form object: keep its raw JSON text
+        return StructType([StructField(name, _to_spark(sub, defs), nullable=True)
+                           for name, sub in props.items()])
+    raise SchemaDerivationError(f"JSON Schema node not mapped to Spark: {node}")
+
+
+def json_schema() -> JsonSchema:
+    return AssignmentPlan.model_json_schema()
+
+
+def plan_spark_schema() -> StructType:
+    """The Spark StructType for one AssignmentPlan JSON document (all fields nullable:
+    presence is checked by :func:`validity_problems`, so a bad record is set aside, not lost)."""
+    schema = json_schema()
+    result = _to_spark(schema, schema.get("$defs", {}))
+    assert isinstance(result, StructType)
+    return result
+
+
+# ---- validity -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Check:
+    """One rule from the schema: a path like ``members[].partitions[].cross_rack`` and what it needs."""
+
+    path: str
+    rule: str  # "required", "enum", "const", "minimum", "type"
+    detail: Any = None
+
+    @property
+    def message(self) -> str:
+        if self.rule == "required":
+            return f"{self.path}: missing or of the wrong type"
+        if self.rule == "enum":
+            return f"{self.path}: not one of {list(self.detail)}"
+        if self.rule == "const":
+            return f"{self.path}: must be {self.detail!r}"
+        if self.rule == "minimum":
+            return f"{self.path}: below {self.detail}"
+        return f"{self.path}: {self.rule}"
+
+
+def schema_checks(node: JsonSchema | None = None, path: str = "",
+                  defs: dict[str, JsonSchema] | None = None) -> list[Check]:
+    """Every rule of the plan schema, flattened (pure: used by tests and by the Spark predicate)."""
+    if node is None:
+        node = json_schema()
+        defs = node.get("$defs", {})
+    assert defs is not None
+    node, _ = _non_null(node, defs)
+    checks: list[Check] = []
+    if "enum" in node:
+        checks.append(Check(path, "enum", tuple(node["enum"])))
+    if "const" in node:
+        checks.append(Check(path, "const", node["const"]))
+    if "minimum" in node:
+        checks.append(Check(path, "minimum", node["minimum"]))
+    kind = node.get("type")
+    if kind == "object" and node.get("properties"):
+        required = set(node.get("required", ()))
+        for name, sub in node["properties"].items():
+            sub_path = f"{path}.{name}" if path else name
+            if name in required:
+                checks.append(Check(sub_path, "required"))
+            checks.extend(schema_checks(sub, sub_path, defs))
+    elif kind == "array":
+        checks.extend(schema_checks(node.get("items", {}), f"{path}[]", defs))
+    return checks
+
+
+def _check_column(root: Column, check: Check) -> Column:
+    """A boolean Column, true when ``check`` fails somewhere under ``root``."""
+
+    def failing(value: Column, parts: list[str]) -> Column:
+        if not parts:
+            if check.rule == "required":
+                return value.isNull()
+            if check.rule == "enum":
+                return value.isNotNull() & ~value.isin(*check.detail)
+            if check.rule == "const":
+                return value.isNotNull() & (value != F.lit(check.detail))
+            if check.rule == "minimum":
+                return value.isNotNull() & (value < F.lit(check.detail))
+            raise SchemaDerivationError(f"unknown rule {check.rule}")
+        head, rest = parts[0], parts[1:]
+        if head.endswith("[]"):
+            array = value.getField(head[:-2]) if head[:-2] else value
+            # a missing (null) array or element is judged by its own "required" rule
+            return F.coalesce(F.exists(array, lambda x: F.coalesce(failing(x, rest), F.lit(False))),
+                              F.lit(False))
+        # a field under a null parent struct is judged by the parent's own "required" rule
+        return F.when(value.isNull(), F.lit(False)).otherwise(failing(value.getField(head), rest))
+
+    # ``members[].partitions[].topic`` -> ["members[]", "partitions[]", "topic"]
+    return F.coalesce(failing(root, check.path.split(".")), F.lit(False))
+
+
+def validity_problems(plan: Column) -> Column:
+    """array<string> of what is wrong with a parsed plan struct; empty when it is a valid plan."""
+    problems = [F.when(_check_column(plan, c), F.lit(c.message)) for c in schema_checks()]
+    return F.filter(F.array(*problems), lambda p: p.isNotNull())

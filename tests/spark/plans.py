@@ -1,0 +1,78 @@
+"""Known plans for the spark tests, and the figures they must produce, computed independently
+in plain Python from the plan objects (not by the code under test)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+
+from confluent_kafka import Producer
+
+from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary
+
+T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
+RACKS = ("az1", "az2", "az3")
+
+
+def plan(group: str, generation: int, members: dict[str, tuple[str | None, list[tuple[int, list[str], float]]]],
+         *, minute: float, moved: int = 0, lower_bound: float | None = 0.0,
+         reason: str = "initial") -> AssignmentPlan:
+    """members: member id -> (rack, [(partition, replica racks, weight)]) on topic 'orders'."""
+    member_plans = []
+    loads = []
+    cross = 0
+    cost = 0.0
+    for member_id, (rack, parts) in sorted(members.items()):
+        pp = []
+        for number, racks, weight in parts:
+            is_cross = rack is not None and bool(racks) and rack not in racks
+            cross += is_cross
+            cost += weight if is_cross else 0.0
+            pp.append(PartitionPlan(topic="orders", partition=number, replica_racks=sorted(racks),
+                                    cross_rack=is_cross, weight=weight))
+        loads.append(len(pp))
+        member_plans.append(MemberPlan(member_id=member_id, rack=rack, partitions=pp))
+    return AssignmentPlan(
+        group_id=group, generation=generation, reason=reason, assignor="range",
+        created_at=T0 + timedelta(minutes=minute), members=member_plans,
+        summary=PlanSummary(partitions=sum(loads), cross_rack_partitions=cross, traffic_cost=cost,
+                            lower_bound=lower_bound, max_load=max(loads), min_load=min(loads),
+                            moved_partitions=moved),
+    )
+
+
+def produce(bootstrap: str, topic: str, records: Iterable[tuple[str, bytes | str | None]]) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
+    for key, value in records:
+        # one partition keeps the test's order; the job must not depend on it anyway
+        producer.produce(topic, key=key, value=value, partition=0)
+    assert producer.flush(30) == 0
+
+
+def expected_plan_row(p: AssignmentPlan) -> dict[str, object]:
+    parts = [(m, x) for m in p.members for x in m.partitions]
+    cross = [(m, x) for m, x in parts if x.cross_rack]
+    total_w = sum(x.weight for _, x in parts)
+    cross_w = sum(x.weight for _, x in cross)
+    return {
+        "group_id": p.group_id, "generation": p.generation, "partitions": len(parts),
+        "cross_rack_partitions": len(cross),
+        "cross_rack_ratio": len(cross) / len(parts) if parts else 0.0,
+        "weight": total_w, "cross_rack_weight": cross_w,
+        "traffic_cost": p.summary.traffic_cost, "lower_bound": p.summary.lower_bound,
+        "load_spread": p.summary.max_load - p.summary.min_load,
+        "moved_partitions": p.summary.moved_partitions, "members": len(p.members),
+    }
+
+
+def expected_pairs(p: AssignmentPlan) -> dict[tuple[str, str], tuple[int, float]]:
+    """(source rack, member rack) -> (partitions, weight); source = first sorted replica rack."""
+    out: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0])
+    for m in p.members:
+        for x in m.partitions:
+            dest = m.rack or "unknown"
+            src = sorted(x.replica_racks)[0] if x.cross_rack else dest
+            out[(src, dest)][0] += 1
+            out[(src, dest)][1] += x.weight
+    return {k: (int(v[0]), v[1]) for k, v in out.items()}

@@ -1,0 +1,93 @@
+"""The report renders charts and a page from a small Parquet table made here."""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from metrics.report import ReportError, _pair_matrix, load, render
+
+pytestmark = pytest.mark.unit
+T0 = datetime(2026, 3, 1, 12, 0)
+
+
+def _plan(group: str, gen: int, offset: int, cross: int, cost: float, bound: float) -> dict:  # type: ignore[type-arg]
+    return {"group_id": group, "generation": gen, "kind": "consumer", "reason": "initial",
+            "assignor": "range", "event_time": T0 + timedelta(minutes=3 * gen + offset),
+            "published_at": T0, "source_partition": 0, "source_offset": offset, "members": 2,
+            "partitions": 6, "cross_rack_partitions": cross, "weight": 6.0,
+            "cross_rack_weight": float(cross), "traffic_cost": cost, "lower_bound": bound,
+            "max_load": 3, "min_load": 3, "moved_partitions": 0, "standby_rack_diversity": None,
+            "withheld_partitions": 0, "reported_cross_rack_partitions": cross,
+            "cross_rack_ratio": cross / 6, "weighted_cross_rack_ratio": cross / 6,
+            "load_spread": 0, "excess_cost": cost - bound, "processed_at": T0}
+
+
+def _pair(group: str, gen: int, offset: int, src: str, dst: str, n: int) -> dict:  # type: ignore[type-arg]
+    return {"group_id": group, "generation": gen, "event_time": T0, "source_partition": 0,
+            "source_offset": offset, "source_rack": src, "member_rack": dst,
+            "cross_rack": src != dst, "partitions": n, "weight": float(n), "processed_at": T0}
+
+
+def _write(root: Path, table: str, batch: int, rows: list[dict]) -> None:  # type: ignore[type-arg]
+    folder = root / table / f"batch_id={batch}"
+    folder.mkdir(parents=True)
+    pd.DataFrame(rows).to_parquet(folder / "part-0.parquet")
+
+
+@pytest.fixture
+def metrics_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "crt"
+    _write(root, "plan_metrics", 0, [_plan("orders-app", 1, 0, 4, 4.0, 1.0),
+                                     _plan("billing<app>", 3, 1, 2, 2.0, 2.0)])
+    # batch 1: the next generation, and orders-app gen 1 published again (count it once)
+    _write(root, "plan_metrics", 1, [_plan("orders-app", 2, 2, 1, 1.0, 1.0),
+                                     _plan("orders-app", 1, 3, 4, 4.0, 1.0)])
+    _write(root, "rack_pairs", 0, [_pair("orders-app", 1, 0, "az2", "az1", 3),
+                                   _pair("orders-app", 1, 0, "az3", "az2", 1),
+                                   _pair("orders-app", 1, 0, "az1", "az1", 2),
+                                   _pair("billing<app>", 3, 1, "az1", "az3", 2),
+                                   _pair("billing<app>", 3, 1, "az3", "az3", 4)])
+    _write(root, "rack_pairs", 1, [_pair("orders-app", 2, 2, "az2", "az1", 1),
+                                   _pair("orders-app", 2, 2, "az1", "az1", 5),
+                                   _pair("orders-app", 1, 3, "az2", "az1", 3),
+                                   _pair("orders-app", 1, 3, "az3", "az2", 1),
+                                   _pair("orders-app", 1, 3, "az1", "az1", 2)])
+    _write(root, "rejected", 1, [{"source_topic": "p", "source_partition": 0, "source_offset": 9,
+                                  "reason": "empty value", "value": None}])
+    return root
+
+
+def test_load_keeps_one_record_per_plan(metrics_dir: Path) -> None:
+    data = load(metrics_dir)
+    assert sorted(zip(data.plans.group_id, data.plans.generation, strict=True)) == \
+        [("billing<app>", 3), ("orders-app", 1), ("orders-app", 2)]
+    assert data.plans.set_index(["group_id", "generation"]).loc[("orders-app", 1), "source_offset"] == 3
+    racks = ["az1", "az2", "az3"]
+    matrix = _pair_matrix(data.pairs[data.pairs.group_id == "orders-app"], racks)
+    assert matrix[1, 0] == 3 + 1 and matrix[2, 1] == 1 and matrix[0, 0] == 2 + 5
+    assert data.rejected == 1
+
+
+def test_render_writes_pngs_and_one_page(metrics_dir: Path, tmp_path: Path) -> None:
+    page = render(metrics_dir, tmp_path / "report")
+    assert page == tmp_path / "report" / "index.html"
+    text = page.read_text()
+    for name in ("crt_over_time.png", "rack_pairs.png", "actual_vs_best.png"):
+        png = tmp_path / "report" / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+        assert f'src="{name}"' in text
+    assert "3 plans of 2 groups; 1 malformed" in text
+    assert html.escape("billing<app>") in text and "billing<app>" not in text
+    # the latest row of orders-app is generation 2 with 1 cross-rack partition
+    row = text.split("<td>orders-app</td>")[1].split("</tr>")[0]
+    assert row.startswith("<td>2</td>") and "<td>1</td>" in row
+
+
+def test_no_metrics_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ReportError, match="metrics run"):
+        render(tmp_path / "nothing", tmp_path / "out")

@@ -1,0 +1,130 @@
+"""Each rack-aware step returns an optimum of its own objective (checked against networkx
+on the full task x client graph, an independent formulation of the same problem)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import networkx as nx
+import pytest
+
+from assignor.streams.model import TaskId
+from assignor.streams.rack import RackContext, solve_active
+from assignor.streams.rackstandby import optimize_standby
+from assignor.streams.state import ClientState
+
+pytestmark = [pytest.mark.unit, pytest.mark.property]
+SEED = random.Random().randrange(1 << 30)
+
+
+def _instance(rng: random.Random, n_tasks: int, n_clients: int, racks: int):  # type: ignore[no-untyped-def]
+    rack_names = [f"r{i}" for i in range(racks)]
+    clients = {
+        f"c{i}": ClientState(f"c{i}", rng.randint(1, 2), rack_names[rng.randrange(racks)])
+        for i in range(n_clients)
+    }
+    order = sorted(clients, key=lambda p: clients[p].key)
+    tasks = [TaskId(rng.randrange(3), p) for p in range(n_tasks)]
+    tasks = sorted(set(tasks))
+    for t in tasks:
+        clients[order[rng.randrange(n_clients)]].assign_active(t)
+    miss_a = {t: {r: rng.randint(0, 2) for r in rack_names} for t in tasks}
+    miss_s = {t: {r: rng.randint(0, 2) for r in rack_names} for t in tasks}
+    ctx = RackContext(True, "test", tuple(rack_names), miss_a, miss_s)
+    return clients, order, tasks, ctx
+
+
+def _nx_active(clients, order, tasks, ctx, traffic, non_overlap, balance):  # type: ignore[no-untyped-def]
+    owner = {t: p for p in order for t in clients[p].active}
+    counts = {p: sum(1 for t in tasks if owner[t] == p) for p in order}
+    g = nx.DiGraph()
+    for t in tasks:
+        g.add_node(("t", t), demand=-1)
+    g.add_node("sink", demand=len(tasks))
+    subs = sorted({t.subtopology for t in tasks})
+    for p in order:
+        g.add_edge(("c", p), "sink", capacity=counts[p], weight=0)
+        for s in subs:
+            ts = sum(1 for t in tasks if t.subtopology == s)
+            cap = math.ceil(counts[p] * 1.0 / len(tasks) * ts) if balance else counts[p]
+            g.add_edge(("cs", p, s), ("c", p), capacity=cap, weight=0)
+    for t in tasks:
+        for p in order:
+            cost = ctx.active_cost(t, clients[p].rack, traffic) + (
+                0 if owner[t] == p else non_overlap
+            )
+            g.add_edge(("t", t), ("cs", p, t.subtopology), capacity=1, weight=cost)
+    return nx.min_cost_flow_cost(g)
+
+
+@pytest.mark.parametrize("strategy", ["min_traffic", "balance_subtopology"])
+@pytest.mark.parametrize("case", range(25))
+def test_active_step_is_optimal(strategy: str, case: int) -> None:
+    seed = SEED + case
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    clients, order, tasks, ctx = _instance(
+        rng, rng.randint(1, 12), rng.randint(1, 5), rng.randint(1, 3)
+    )
+    traffic, non_overlap = rng.choice([(10, 1), (1, 10), (1, 0), (3, 2)])
+    sol = solve_active(clients, order, tasks, ctx, strategy, traffic, non_overlap)
+    expected = _nx_active(
+        clients, order, tasks, ctx, traffic, non_overlap, strategy == "balance_subtopology"
+    )
+    assert sol.cost == expected
+    # feasibility: counts kept, and for balance_subtopology the per-subtopology caps
+    before = {p: len(clients[p].active) for p in order}
+    after = {p: sum(1 for q in sol.owner.values() if q == p) for p in order}
+    assert before == after
+    if strategy == "balance_subtopology":
+        for p in order:
+            for s in {t.subtopology for t in tasks}:
+                ts = sum(1 for t in tasks if t.subtopology == s)
+                got = sum(1 for t, q in sol.owner.items() if q == p and t.subtopology == s)
+                assert got <= math.ceil(before[p] * 1.0 / len(tasks) * ts)
+
+
+@pytest.mark.parametrize("case", range(25))
+def test_standby_step_is_optimal(case: int) -> None:
+    seed = SEED * 3 + case
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    clients, order, tasks, ctx = _instance(
+        rng, rng.randint(1, 10), rng.randint(2, 6), rng.randint(1, 3)
+    )
+    for t in tasks:
+        free = [p for p in order if t not in clients[p].active]
+        for p in rng.sample(free, rng.randint(0, min(2, len(free)))):
+            clients[p].assign_standby(t)
+    traffic, non_overlap = rng.choice([(10, 1), (1, 10), (2, 0)])
+    before = {p: set(clients[p].standby) for p in order}
+    # independent exact model
+    g = nx.DiGraph()
+    copies = sum(len(v) for v in before.values())
+    g.add_node("sink", demand=copies)
+    for p in order:
+        g.add_edge(("c", p), "sink", capacity=len(before[p]), weight=0)
+    for t in tasks:
+        n = sum(1 for p in order if t in before[p])
+        if not n:
+            continue
+        g.add_node(("t", t), demand=-n)
+        for p in order:
+            if t in clients[p].active:
+                continue
+            cost = ctx.standby_cost(t, clients[p].rack, traffic) + (
+                0 if t in before[p] else non_overlap
+            )
+            g.add_edge(("t", t), ("c", p), capacity=1, weight=cost)
+    expected = nx.min_cost_flow_cost(g)
+    optimize_standby(clients, order, ctx, traffic, non_overlap, tag_aware=False)
+    got = sum(
+        ctx.standby_cost(t, clients[p].rack, traffic) + (0 if t in before[p] else non_overlap)
+        for p in order
+        for t in clients[p].standby
+    )
+    assert got == expected
+    for p in order:
+        assert len(clients[p].standby) == len(before[p])
+        assert not clients[p].standby & clients[p].active
