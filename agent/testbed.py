@@ -93,10 +93,15 @@ class Testbed:
                  log: Callable[[str], None] | None = None) -> None:
         self.dir = base_dir or _env_path("RACKWISE_TESTBED_DIR", ROOT / ".testbed")
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
-        # node N listens on base+10000*(N-1) for clients, +1 for the controller, +2 for SASL.
+        # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
+        # Every port stays below Linux's ephemeral range (32768+): a client socket that
+        # happened to bind a broker's port there would stop that broker from restarting.
+        if not 1024 <= base <= 32768 - 300:
+            raise TestbedError(f"RACKWISE_TESTBED_PORT_BASE={base} must lie in 1024..32468 "
+                               "(below the ephemeral port range)")
         self.nodes = tuple(
-            Node(n, RACKS[n - 1], base + 10000 * (n - 1), base + 10000 * (n - 1) + 1,
-                 (base + 10000 * (n - 1) + 2) if sasl else None)
+            Node(n, RACKS[n - 1], base + 100 * (n - 1), base + 100 * (n - 1) + 1,
+                 (base + 100 * (n - 1) + 2) if sasl else None)
             for n in (1, 2, 3)
         )
         self.heap_mb = heap_mb

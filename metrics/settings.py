@@ -34,7 +34,7 @@ class MetricsSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="RACKWISE_", env_nested_delimiter="__",
                                       extra="ignore")
 
-    bootstrap: str = "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"
+    bootstrap: str = "127.0.0.1:19092,127.0.0.1:19192,127.0.0.1:19292"
     plans_topic: str = "rackwise.plans"
     metrics_topic: str = "rackwise.crt-metrics"
     output: Path = Path("out/crt")
