@@ -141,9 +141,11 @@ class Testbed:
             return
         java, mvn = shutil.which("java"), shutil.which("mvn")
         if java is None:
-            raise TestbedError("'java' not found: install OpenJDK 17+ (apt-get install openjdk-17-jre-headless)")
+            raise TestbedError("'java' not found: install OpenJDK 17+ "
+                               "(apt-get install openjdk-17-jre-headless)")
         if mvn is None:
-            raise TestbedError("'mvn' not found: install Maven (apt-get install maven) to fetch the Kafka jars")
+            raise TestbedError("'mvn' not found: install Maven (apt-get install maven) "
+                               "to fetch the Kafka jars")
         self._log(f"fetching Kafka jars into {self.libs} (first run only)")
         self.libs.mkdir(parents=True, exist_ok=True)
         cmd = [mvn, "-B", "-q", "-f", str(ROOT / "testbed" / "kafka" / "pom.xml"),
@@ -247,7 +249,8 @@ class Testbed:
              f"--cluster-id={cluster_id}", "-c", str(self._props(node)), "-g"],
             capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
-            raise TestbedError(f"formatting node {node.node_id} failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
+            output = (proc.stdout + proc.stderr)[-2000:]
+            raise TestbedError(f"formatting node {node.node_id} failed:\n{output}")
 
     # ---- lifecycle ---------------------------------------------------------------------
     def _pid(self, node: Node) -> int | None:
@@ -276,7 +279,8 @@ class Testbed:
         if busy:
             raise TestbedError(
                 f"port(s) {', '.join(map(str, busy))} on {HOST} are in use by another program: stop it, "
-                "or choose other ports with RACKWISE_TESTBED_PORT_BASE (e.g. 21092)")
+                "or choose other ports with RACKWISE_TESTBED_PORT_BASE "
+                f"(e.g. {self.nodes[0].client_port + 1000})")
         for sub in ("data", "logs", "pids"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         cid = self._cluster_id()
@@ -293,7 +297,8 @@ class Testbed:
         if not self._wait_ready(timeout):
             tail = self._log_tail()
             self.down()
-            raise TestbedError(f"the brokers did not become ready within {timeout:.0f}s; last log lines:\n{tail}")
+            raise TestbedError(
+                f"the brokers did not become ready within {timeout:.0f}s; last log lines:\n{tail}")
         return self.bootstrap
 
     def _wait_ready(self, timeout: float, quiet: bool = False) -> bool:

@@ -8,6 +8,7 @@ record it consumed.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
@@ -125,7 +126,7 @@ class TopicTail:
                 if pred(msg):
                     return msg
             seen = len(self.records)
-        raise TimeoutError("no matching record within %.0fs" % timeout)
+        raise TimeoutError(f"no matching record within {timeout:.0f}s")
 
     def close(self) -> None:
         self.consumer.close()
@@ -142,10 +143,8 @@ class PlanReader(TopicTail):
         out = []
         for msg in self.records:
             if msg.key() == self.group_id.encode():
-                try:
+                with contextlib.suppress(RackwiseError):
                     out.append(AssignmentPlan.from_json(msg.value()))
-                except RackwiseError:
-                    pass
         return out
 
     def wait_plan(self, pred: Callable[[AssignmentPlan], bool], timeout: float) -> AssignmentPlan:

@@ -114,7 +114,8 @@ class FlowNetwork:
                 solver.set_node_supply(node, supply)
         status = solver.solve()
         if status == solver.OPTIMAL:
-            return FlowSolution(cost=int(solver.optimal_cost()), flows=np.asarray(solver.flows(np.arange(len(self._tails)))))
+            flows = np.asarray(solver.flows(np.arange(len(self._tails))))
+            return FlowSolution(cost=int(solver.optimal_cost()), flows=flows)
         if status == solver.INFEASIBLE:
             raise SolverError("no assignment satisfies the balance constraints (infeasible flow)")
         if status == solver.UNBALANCED:

@@ -24,7 +24,8 @@ class JavaBuildError(RuntimeError):
 def _require(tool: str) -> str:
     path = shutil.which(tool)
     if path is None:
-        raise JavaBuildError(f"'{tool}' is not on PATH: install OpenJDK 17 and Maven (apt-get install openjdk-17-jdk-headless maven)")
+        raise JavaBuildError(f"'{tool}' is not on PATH: install OpenJDK 17 and Maven "
+                                 "(apt-get install openjdk-17-jdk-headless maven)")
     return path
 
 
@@ -62,5 +63,6 @@ def run(project: str | Path, main_class: str, *args: str, stdin: str | bytes | N
     proc = subprocess.run([java, heap, "-cp", classpath(project), main_class, *args],
                           input=data, capture_output=True, timeout=timeout)
     if proc.returncode != 0:
-        raise JavaBuildError(f"{main_class} exited {proc.returncode}:\n{proc.stderr.decode(errors='replace')[-4000:]}")
+        err = proc.stderr.decode(errors="replace")[-4000:]
+        raise JavaBuildError(f"{main_class} exited {proc.returncode}:\n{err}")
     return proc

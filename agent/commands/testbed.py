@@ -44,6 +44,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows))
     else:
         for row in rows:
-            state = "running" if row["pid"] and row["listening"] else ("starting" if row["pid"] else "stopped")
+            live = "running" if row["listening"] else "starting"
+            state = live if row["pid"] else "stopped"
             print(f"node {row['node']}  {row['rack']}  {row['address']}  {state}  pid={row['pid'] or '-'}")
     return 0 if all(r["pid"] and r["listening"] for r in rows) else 3

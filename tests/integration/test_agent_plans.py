@@ -135,7 +135,7 @@ def test_bad_subscriptions_are_dead_lettered_and_other_groups_still_planned(
             while len(dead.records) < 5 and time.monotonic() < deadline:
                 dead.poll(0.5)
             by_key = {msg.key(): dict(msg.headers() or []) for msg in dead.records}
-            for name, value in bad_values.items():
+            for name in bad_values:
                 headers = by_key[member_key(f"bad-{name}", "m1")]
                 assert headers[b"rackwise-error".decode()] == b"undecodable", (name, headers)
                 assert headers["rackwise-kind"] == b"consumer"  # original headers kept

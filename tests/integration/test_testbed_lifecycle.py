@@ -18,7 +18,7 @@ import pytest
 from agent import testbed
 
 pytestmark = pytest.mark.integration
-PORT_BASE = 21092
+PORT_BASE = 30092
 
 
 def _cli(env: dict[str, str], *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -43,7 +43,7 @@ def test_up_is_idempotent_and_down_leaves_nothing(private_bed) -> None:  # type:
     env, bed = private_bed
     first = _cli(env, "up")
     assert first.returncode == 0, first.stderr
-    expected = ",".join(f"127.0.0.1:{PORT_BASE + 10000 * i}" for i in range(3))
+    expected = ",".join(f"127.0.0.1:{PORT_BASE + 100 * i}" for i in range(3))
     assert first.stdout.strip().splitlines()[-1] == expected
     pids = [row["pid"] for row in bed.status()]
     assert all(pids)
@@ -72,12 +72,12 @@ def test_busy_port_gives_a_clear_message(private_bed) -> None:  # type: ignore[n
     env, bed = private_bed
     with socket.socket() as squatter:
         squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        squatter.bind(("127.0.0.1", PORT_BASE + 10000))
+        squatter.bind(("127.0.0.1", PORT_BASE + 100))
         squatter.listen()
         proc = _cli(env, "up", timeout=120)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
-    assert f"{PORT_BASE + 10000}" in proc.stderr and "RACKWISE_TESTBED_PORT_BASE" in proc.stderr
+    assert f"{PORT_BASE + 100}" in proc.stderr and "RACKWISE_TESTBED_PORT_BASE" in proc.stderr
     assert not any(row["pid"] for row in bed.status())
 
 
