@@ -165,7 +165,10 @@ def plan_group(group: Group, assignor: str) -> AssignmentPlan:
 
 def _kind(doc: Mapping[str, Any]) -> str:
     group = doc.get("group") if isinstance(doc, Mapping) else None
-    return str(group.get("kind", "consumer")) if isinstance(group, Mapping) else "consumer"
+    kind = str(group.get("kind", "consumer")) if isinstance(group, Mapping) else "consumer"
+    if kind not in ("consumer", "streams"):
+        raise AssignorError(f"scenario: group kind must be 'consumer' or 'streams', not {kind!r}")
+    return kind
 
 
 def plan_from_scenario(doc: dict[str, Any], *, assignor: str | None = None) -> AssignmentPlan:
