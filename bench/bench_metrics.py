@@ -23,7 +23,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from datetime import UTC, datetime
@@ -122,9 +121,9 @@ def capacity(spark: Any, bootstrap: str, text: str, partitions: int, plans: int,
                                metrics_topic=metrics_topic, output=work / "capacity",
                                max_offsets_per_trigger=per_trigger)
     counters = job.Counters()
-    queries = job.start(spark, settings, available_now=True, counters=counters)
-    job.await_all(queries, timeout=900)
-    span = _span(queries)
+    query = job.start_plans(spark, settings, counters, available_now=True)
+    job.await_all([query], timeout=900)
+    span = _span([query])
     assert counters.plans == plans, counters
     return {"plans": plans, "rows": counters.partitions, "seconds": span,
             "rows_per_s": counters.partitions / span, "batches": counters.batches}
@@ -139,7 +138,7 @@ def steady(spark: Any, bootstrap: str, text: str, partitions: int, rate: float, 
                                metrics_topic=metrics_topic, output=work / "steady",
                                starting_offsets="earliest")
     counters = job.Counters()
-    queries = job.start(spark, settings, available_now=False, counters=counters)
+    queries = job.start(spark, settings, counters)
     count = int(rate * seconds)
     time.sleep(5)  # let both queries get through their first (empty) trigger
     took = publish(bootstrap, plans_topic, text, count, rate=rate)
@@ -178,6 +177,9 @@ def _latencies(bootstrap: str, topic: str, want: int) -> list[float]:
 
 
 def main() -> int:
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap", default=os.environ.get(
         "RACKWISE_BOOTSTRAP", "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"))

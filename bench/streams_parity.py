@@ -10,6 +10,16 @@ judged on exactly the same objective:
 * standby_traffic: changelog partitions of standbys with no replica in the client's rack;
 * balance: max - min active tasks per thread, and the worst per-subtopology spread.
 
+``standby_step`` scores the rack-aware standby step on its own: it rebuilds the step's
+input (the standby placement Kafka's default / KIP-708 assignor plus balancing makes for
+given stateful actives) and prices any standby result against it with the step's objective
+(traffic_cost x cross-rack changelog partitions + non_overlap_cost x copies moved off the
+start). Feeding it Kafka's actives compares both standby optimisers on the same input, which
+pipeline-level standby traffic does not do when the active step has tied optima.
+
+``parity_case(seed, strategy)`` draws the cost-parity scenarios used by the test and by
+``bench/streams_parity_sweep.py``.
+
 Process ids map to UUIDs 00000000-0000-0000-0000-<index> in our client order, so Java's
 ``UUID.compareTo`` orders clients exactly as we do.
 """
@@ -17,14 +27,19 @@ Process ids map to UUIDs 00000000-0000-0000-0000-<index> in our client order, so
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from assignor.streams.ha import place_standbys
 from assignor.streams.model import TaskId
-from assignor.streams.scenario import StreamsInputs
+from assignor.streams.rack import rack_context
+from assignor.streams.rackstandby import optimize_standby
+from assignor.streams.scenario import StreamsInputs, parse_inputs
 from assignor.streams.state import ClientState
+from bench.streams_gen import generate
 from tests import javaharness
 
 PROJECT = "bench/java/streams-harness"
@@ -149,3 +164,82 @@ def evaluate(
         "subtopology_skew": skew,
         "standbys": sum(len(s) for s in standby.values()),
     }
+
+
+def parity_case(seed: int, strategy: str) -> StreamsInputs:
+    """The random fresh-state scenario of the cost-parity test for ``seed``."""
+    rng = random.Random(seed)
+    doc = generate(
+        seed,
+        tasks=rng.randint(6, 40),
+        clients=rng.randint(2, 8),
+        racks=rng.randint(2, 3),
+        standbys=rng.randint(0, 2),
+        strategy=strategy,
+        subtopologies=rng.randint(1, 3),
+        source_partitions=rng.randint(1, 2),
+    )
+    return parse_inputs(doc)
+
+
+@dataclass(frozen=True)
+class StandbyStep:
+    """The rack-aware standby step for given stateful actives: its start and our optimum."""
+
+    start: dict[str, set[TaskId]]
+    ours: dict[str, set[TaskId]]
+    misses: dict[TaskId, dict[str, int]]
+    rack: dict[str, str]
+    traffic: int
+    non_overlap: int
+
+    def cost(self, standby: dict[str, set[TaskId]]) -> int:
+        """The step objective of a standby placement (relative to ``start``)."""
+        return sum(
+            self.traffic * self.misses[t][self.rack[p]]
+            + (0 if t in self.start.get(p, set()) else self.non_overlap)
+            for p, tasks in standby.items()
+            for t in tasks
+        )
+
+    def feasible(self, active: dict[str, set[TaskId]], standby: dict[str, set[TaskId]]) -> str:
+        """Why ``standby`` is outside the step's feasible set ('' if it is inside)."""
+        for p, tasks in self.start.items():
+            if len(standby.get(p, set())) != len(tasks):
+                return f"{p} holds {len(standby.get(p, set()))} standbys, start has {len(tasks)}"
+            if both := standby.get(p, set()) & active.get(p, set()):
+                return f"{p} holds active and standby of {sorted(map(str, both))}"
+        return ""
+
+
+def standby_step(inputs: StreamsInputs, active: dict[str, set[TaskId]]) -> StandbyStep:
+    """Replay our standby placement + rack optimisation from ``active``'s stateful tasks
+    (fresh state, rack awareness enabled, standbys configured)."""
+    states = {c.process_id: ClientState.from_input(c, c.lags) for c in inputs.clients}
+    order = sorted(states, key=lambda p: states[p].key)
+    cfg = inputs.config
+    ctx = rack_context(inputs.view, inputs.tasks, list(states.values()), cfg)
+    if not ctx.enabled or cfg.num_standby_replicas == 0:
+        raise ValueError("standby_step needs rack awareness on and standbys configured")
+    for pid, tasks in active.items():
+        for task in sorted(tasks & inputs.tasks.stateful):
+            states[pid].assign_active(task)
+    stateful = sorted(inputs.tasks.stateful)
+    place_standbys(states, order, stateful, cfg)
+    start = {p: set(states[p].standby) for p in order}
+    optimize_standby(
+        states,
+        order,
+        ctx,
+        cfg.traffic_cost,
+        cfg.non_overlap_cost,
+        bool(cfg.rack_aware_assignment_tags),
+    )
+    return StandbyStep(
+        start,
+        {p: set(states[p].standby) for p in order},
+        {t: dict(m) for t, m in ctx.standby_misses.items()},
+        {p: states[p].rack or "" for p in order},
+        cfg.traffic_cost,
+        cfg.non_overlap_cost,
+    )

@@ -20,6 +20,7 @@ transaction are never counted. See metrics/sinks.py for why a restart counts not
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,49 +75,50 @@ class PlanBatchWriter:
         self.kafka = spark_kafka_options(settings)
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
+        began = time.perf_counter()
         out = self.settings.output
-        parsed = transform.parse(batch).persist()
+        stamp = {"processed_at": F.current_timestamp()}
+        # The plans are parsed once, into ``flat`` (a few rows per plan); all else reads that.
+        flat = transform.flatten(transform.parse(batch)).persist()
         try:
-            tally = {(r["bad"], r["reason"]): r["n"] for r in parsed.groupBy(
-                (F.size("problems") > 0).alias("bad"),
-                F.try_element_at("problems", F.lit(1)).alias("reason")).count()
-                .withColumnRenamed("count", "n").collect()}
-            good = sum(n for (bad, _), n in tally.items() if not bad)
-            bad = sum(n for (is_bad, _), n in tally.items() if is_bad)
-            partitions = 0
-            stamp = {"processed_at": F.current_timestamp()}
+            plans = transform.plan_metrics(flat).withColumns(stamp).persist()
+            totals = plans.agg(F.count(F.lit(1)), F.sum("partitions")).first()
+            good, partitions = int(totals[0]), int(totals[1] or 0)
+            parsed_s = time.perf_counter() - began
+            bad = transform.rejected(flat).withColumns(stamp).persist()
+            reasons = {r["reason"]: r["count"] for r in bad.groupBy("reason").count().collect()}
+            rejected = sum(reasons.values())
             if good:
-                ok = transform.valid(parsed)
-                plans = transform.plan_metrics(ok).withColumns(stamp).persist()
+                pairs = transform.rack_pairs(flat).withColumns(stamp).persist()
                 sinks.write_table(plans, out, "plan_metrics", batch_id)
-                pairs = transform.rack_pairs(ok).withColumns(stamp)
                 sinks.write_table(pairs, out, "rack_pairs", batch_id)
-                partitions = int(plans.agg(F.sum("partitions")).first()[0] or 0)
-                topic = self.settings.metrics_topic
-                sinks.write_topic(plans, sinks.plan_key(plans), "plan", topic, self.kafka)
-                saved = sinks.read_table_batch(batch.sparkSession, out, "rack_pairs", batch_id)
-                sinks.write_topic(saved, sinks.pair_key(saved), "rack_pair", topic, self.kafka)
-                plans.unpersist()
-            if bad:
-                sinks.write_table(transform.rejected(parsed).withColumns(stamp), out, "rejected",
-                                  batch_id)
-            counts = batch.sparkSession.createDataFrame(
-                [(batch_id, good, partitions, bad)],
-                "batch_id_ long, plans long, partitions long, rejected long",
-            ).withColumns(stamp).drop("batch_id_")
+                sinks.write_topic([(plans, sinks.plan_key(plans), "plan"),
+                                   (pairs, sinks.pair_key(pairs), "rack_pair")],
+                                  self.settings.metrics_topic, self.kafka)
+                pairs.unpersist()
+            if rejected:
+                sinks.write_table(bad, out, "rejected", batch_id)
+            # spark.range, not createDataFrame: no Python worker process for one row
+            counts = batch.sparkSession.range(1).select(
+                F.lit(good).cast("long").alias("plans"),
+                F.lit(partitions).cast("long").alias("partitions"),
+                F.lit(rejected).cast("long").alias("rejected"),
+            ).withColumns(stamp)
             sinks.write_table(counts, out, "batches", batch_id)
+            plans.unpersist()
+            bad.unpersist()
         finally:
-            parsed.unpersist()
+            flat.unpersist()
         c = self.counters
         c.batches += 1
         c.plans += good
         c.partitions += partitions
-        c.rejected += bad
-        for (is_bad, reason), n in tally.items():
-            if is_bad:
-                c.reasons[reason] = c.reasons.get(reason, 0) + n
-        log.info("plans batch %d: %d plans, %d plan-partitions, %d rejected",
-                 batch_id, good, partitions, bad)
+        c.rejected += rejected
+        for reason, n in reasons.items():
+            c.reasons[reason] = c.reasons.get(reason, 0) + n
+        log.info("plans batch %d: %d plans, %d plan-partitions, %d rejected in %.2fs "
+                 "(parse and aggregate %.2fs)", batch_id, good, partitions, rejected,
+                 time.perf_counter() - began, parsed_s)
 
 
 class WindowBatchWriter:
@@ -128,52 +130,86 @@ class WindowBatchWriter:
         self.kafka = spark_kafka_options(settings)
 
     def __call__(self, batch: DataFrame, batch_id: int) -> None:
-        rows = batch.withColumn("processed_at", F.current_timestamp())
-        sinks.write_table(rows, self.settings.output, "windows", batch_id)
-        saved = sinks.read_table_batch(batch.sparkSession, self.settings.output, "windows",
-                                       batch_id)
-        if saved is not None:
-            sinks.write_topic(saved, sinks.window_key(saved), "window",
+        # persisted: each action on a stateful batch would otherwise run the aggregation again
+        rows = batch.withColumn("processed_at", F.current_timestamp()).persist()
+        try:
+            sinks.write_table(rows, self.settings.output, "windows", batch_id)
+            sinks.write_topic([(rows, sinks.window_key(rows), "window")],
                               self.settings.metrics_topic, self.kafka)
+        finally:
+            rows.unpersist()
         self.counters.window_batches += 1
 
 
-def windowed(raw: DataFrame, watermark: str) -> DataFrame:
-    plans = transform.plan_metrics(transform.valid(transform.parse(raw)))
-    deduped = (plans.withWatermark("event_time", watermark)
+def read_metrics(spark: SparkSession, settings: MetricsSettings) -> DataFrame:
+    """The ``plan`` rows the plans query wrote to the metrics topic, as a stream."""
+    return (spark.readStream.format("kafka")
+            .options(**spark_kafka_options(settings))
+            .option("subscribe", settings.metrics_topic)
+            .option("startingOffsets", "earliest")
+            .option("failOnDataLoss", "false")
+            .load())
+
+
+def windowed(metrics_records: DataFrame, watermark: str) -> DataFrame:
+    """Window aggregates from the metrics topic's plan rows (small JSON, not the plans)."""
+    rows = transform.plan_rows_from_topic(metrics_records)
+    deduped = (rows.withWatermark("event_time", watermark)
                .dropDuplicatesWithinWatermark(["group_id", "generation"]))
     return transform.window_aggregates(transform.window_rows(deduped))
 
 
-def start(spark: SparkSession, settings: MetricsSettings, available_now: bool = False,
-          counters: Counters | None = None, trigger_seconds: float = 1.0) -> list[StreamingQuery]:
-    """Start both queries; the caller awaits them."""
-    counters = counters or Counters()
+def _trigger(available_now: bool, trigger_seconds: float) -> dict[str, Any]:
+    return ({"availableNow": True} if available_now
+            else {"processingTime": f"{trigger_seconds} seconds"})
+
+
+def start_plans(spark: SparkSession, settings: MetricsSettings, counters: Counters,
+                available_now: bool = False, trigger_seconds: float = 1.0) -> StreamingQuery:
+    """The ``plans`` query: plans topic -> plan_metrics, rack_pairs, rejected, batches."""
     log.info("metrics job: reading %s, writing %s and %s; kafka options %s",
              settings.plans_topic, settings.metrics_topic, settings.output,
              redacted(spark_kafka_options(settings)))
     settings.output.mkdir(parents=True, exist_ok=True)
-    trigger: dict[str, Any] = ({"availableNow": True} if available_now
-                               else {"processingTime": f"{trigger_seconds} seconds"})
-    ckpt = settings.checkpoint_dir
-    plans_q = (read_plans(spark, settings).writeStream
-               .queryName("rackwise_plans")
-               .option("checkpointLocation", str(ckpt / "plans"))
-               .foreachBatch(PlanBatchWriter(settings, counters))
-               .trigger(**trigger).start())
-    windows_q = (windowed(read_plans(spark, settings), settings.watermark).writeStream
-                 .queryName("rackwise_windows")
-                 .outputMode("update")
-                 .option("checkpointLocation", str(ckpt / "windows"))
-                 .foreachBatch(WindowBatchWriter(settings, counters))
-                 .trigger(**trigger).start())
-    return [plans_q, windows_q]
+    return (read_plans(spark, settings).writeStream
+            .queryName(f"rackwise_plans_{settings.plans_topic}")
+            .option("checkpointLocation", str(settings.checkpoint_dir / "plans"))
+            .foreachBatch(PlanBatchWriter(settings, counters))
+            .trigger(**_trigger(available_now, trigger_seconds)).start())
+
+
+def start_windows(spark: SparkSession, settings: MetricsSettings, counters: Counters,
+                  available_now: bool = False, trigger_seconds: float = 1.0) -> StreamingQuery:
+    """The ``windows`` query: metrics topic plan rows -> 1-minute and 1-hour windows."""
+    return (windowed(read_metrics(spark, settings), settings.watermark).writeStream
+            .queryName(f"rackwise_windows_{settings.metrics_topic}")
+            .outputMode("update")
+            .option("checkpointLocation", str(settings.checkpoint_dir / "windows"))
+            .foreachBatch(WindowBatchWriter(settings, counters))
+            .trigger(**_trigger(available_now, trigger_seconds)).start())
+
+
+def start(spark: SparkSession, settings: MetricsSettings, counters: Counters | None = None,
+          trigger_seconds: float = 1.0) -> list[StreamingQuery]:
+    """Start both queries to run until stopped (processing-time triggers); the caller awaits
+    or stops them. For a run that ends by itself use :func:`run_once`."""
+    counters = counters if counters is not None else Counters()
+    return [start_plans(spark, settings, counters, False, trigger_seconds),
+            start_windows(spark, settings, counters, False, trigger_seconds)]
+
+
+def run_once(spark: SparkSession, settings: MetricsSettings, counters: Counters,
+             timeout: float | None = None) -> None:
+    """Available-now: the plans query over what is in the plans topic, then the windows
+    query over what that wrote to the metrics topic; each ends when it has caught up."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    for begin in (start_plans, start_windows):
+        left = None if deadline is None else max(1.0, deadline - time.monotonic())
+        await_all([begin(spark, settings, counters, True)], left)
 
 
 def await_all(queries: list[StreamingQuery], timeout: float | None = None) -> None:
     """Wait for every query to end (available-now) and re-raise the first failure."""
-    import time
-
     deadline = None if timeout is None else time.monotonic() + timeout
     try:
         for q in queries:
@@ -200,7 +236,10 @@ def run(settings: MetricsSettings, available_now: bool = False,
     ensure_topic(settings, settings.metrics_topic)
     spark = spark or build_session(settings.master)
     counters = Counters()
-    queries = start(spark, settings, available_now=available_now, counters=counters)
+    if available_now:
+        run_once(spark, settings, counters, timeout)
+        return counters
+    queries = start(spark, settings, counters)
     try:
         await_all(queries, timeout)
     except KeyboardInterrupt:

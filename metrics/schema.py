@@ -22,6 +22,7 @@ grow (DESIGN.md: *contract* names change by extending), so an old metrics job ke
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,34 +157,72 @@ def schema_checks(node: JsonSchema | None = None, path: str = "",
     return checks
 
 
-def _check_column(root: Column, check: Check) -> Column:
-    """A boolean Column, true when ``check`` fails somewhere under ``root``."""
+def _leaf_failing(value: Column, check: Check) -> Column:
+    """True when ``value`` (the field the check is about) breaks ``check``."""
+    if check.rule == "required":
+        return value.isNull()
+    if check.rule == "enum":
+        return value.isNotNull() & ~value.isin(*check.detail)
+    if check.rule == "const":
+        return value.isNotNull() & (value != F.lit(check.detail))
+    if check.rule == "minimum":
+        return value.isNotNull() & (value < F.lit(check.detail))
+    raise SchemaDerivationError(f"unknown rule {check.rule}")
 
-    def failing(value: Column, parts: list[str]) -> Column:
-        if not parts:
-            if check.rule == "required":
-                return value.isNull()
-            if check.rule == "enum":
-                return value.isNotNull() & ~value.isin(*check.detail)
-            if check.rule == "const":
-                return value.isNotNull() & (value != F.lit(check.detail))
-            if check.rule == "minimum":
-                return value.isNotNull() & (value < F.lit(check.detail))
-            raise SchemaDerivationError(f"unknown rule {check.rule}")
-        head, rest = parts[0], parts[1:]
+
+def _failing(value: Column, items: list[tuple[Check, list[str]]]) -> Column:
+    """True when any of ``items`` (a check and its path below ``value``) fails.
+
+    Checks that share a path prefix share one walk: every rule about
+    ``members[].partitions[]`` is judged in a single pass over each member's partitions
+    (an OR of the leaf rules), not in one pass per rule. On 10,000-partition plans that is
+    the difference between one and a dozen interpreted loops per record.
+    """
+    conditions: list[Column] = [_leaf_failing(value, c) for c, parts in items if not parts]
+    below: dict[str, list[tuple[Check, list[str]]]] = {}
+    for check, parts in items:
+        if parts:
+            below.setdefault(parts[0], []).append((check, parts[1:]))
+    for head, rest in below.items():
         if head.endswith("[]"):
             array = value.getField(head[:-2]) if head[:-2] else value
             # a missing (null) array or element is judged by its own "required" rule
-            return F.coalesce(F.exists(array, lambda x: F.coalesce(failing(x, rest), F.lit(False))),
-                              F.lit(False))
-        # a field under a null parent struct is judged by the parent's own "required" rule
-        return F.when(value.isNull(), F.lit(False)).otherwise(failing(value.getField(head), rest))
+            conditions.append(F.coalesce(F.exists(array, _element_failing(rest)), F.lit(False)))
+        else:
+            # a field under a null parent struct is judged by the parent's own "required" rule
+            conditions.append(F.when(value.isNull(), F.lit(False))
+                              .otherwise(_failing(value.getField(head), rest)))
+    result = F.lit(False)
+    for condition in conditions:
+        result = result | F.coalesce(condition, F.lit(False))
+    return result
 
+
+def _element_failing(items: list[tuple[Check, list[str]]]) -> Callable[[Column], Column]:
+    return lambda element: _failing(element, items)
+
+
+def _split(path: str) -> list[str]:
     # ``members[].partitions[].topic`` -> ["members[]", "partitions[]", "topic"]
-    return F.coalesce(failing(root, check.path.split(".")), F.lit(False))
+    return path.split(".") if path else []
+
+
+def _check_column(root: Column, check: Check) -> Column:
+    """A boolean Column, true when ``check`` fails somewhere under ``root``."""
+    return _failing(root, [(check, _split(check.path))])
+
+
+def any_problem(plan: Column) -> Column:
+    """True when the parsed plan struct breaks any rule of the schema (one pass per array)."""
+    return _failing(plan, [(c, _split(c.path)) for c in schema_checks()])
 
 
 def validity_problems(plan: Column) -> Column:
-    """array<string> of what is wrong with a parsed plan struct; empty when it is a valid plan."""
+    """array<string> of what is wrong with a parsed plan struct; empty when it is a valid plan.
+
+    The cheap combined test (:func:`any_problem`) runs on every record; the message of each
+    broken rule is only worked out for the records that fail it.
+    """
     problems = [F.when(_check_column(plan, c), F.lit(c.message)) for c in schema_checks()]
-    return F.filter(F.array(*problems), lambda p: p.isNotNull())
+    detailed = F.filter(F.array(*problems), lambda p: p.isNotNull())
+    return F.when(any_problem(plan), detailed).otherwise(F.array().cast("array<string>"))

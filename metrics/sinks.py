@@ -23,6 +23,8 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
+from metrics.transform import TIMESTAMP_FORMAT
+
 TABLES = ("plan_metrics", "rack_pairs", "windows", "rejected", "batches")
 
 
@@ -31,15 +33,22 @@ def write_table(df: DataFrame, output: Path, table: str, batch_id: int) -> None:
     df.coalesce(1).write.mode("overwrite").parquet(str(output / table / f"batch_id={batch_id}"))
 
 
-def write_topic(df: DataFrame, key: F.Column, kind: str, topic: str,
+def write_topic(parts: list[tuple[DataFrame, F.Column, str]], topic: str,
                 options: dict[str, str]) -> None:
-    """Send each row as JSON ``{"type": kind, ...}`` with ``key`` as the Kafka key."""
-    payload = df.select(
-        key.cast("string").alias("key"),
-        F.to_json(F.struct(F.lit(kind).alias("type"), *[F.col(c) for c in df.columns]),
-                  {"timestampFormat": "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"}).alias("value"),
-    )
-    payload.write.format("kafka").options(**options).option("topic", topic).save()
+    """Send the rows of each (frame, key, kind) as JSON ``{"type": kind, ...}`` keyed by
+    ``key``; one Spark job for all of them."""
+    payloads = [
+        df.select(
+            key.cast("string").alias("key"),
+            F.to_json(F.struct(F.lit(kind).alias("type"), *[F.col(c) for c in df.columns]),
+                      {"timestampFormat": TIMESTAMP_FORMAT}).alias("value"),
+        )
+        for df, key, kind in parts
+    ]
+    union = payloads[0]
+    for more in payloads[1:]:
+        union = union.unionByName(more)
+    union.write.format("kafka").options(**options).option("topic", topic).save()
 
 
 def plan_key(df: DataFrame) -> F.Column:
@@ -76,8 +85,3 @@ def latest_windows(df: DataFrame) -> DataFrame:
     """One row per (window, window_start, group_id): its newest running value."""
     order = Window.partitionBy("window", "window_start", "group_id").orderBy(F.col("batch_id").desc())
     return df.withColumn("_n", F.row_number().over(order)).where("_n = 1").drop("_n")
-
-
-def read_table_batch(spark: SparkSession, output: Path, table: str, batch_id: int) -> DataFrame:
-    """What one batch wrote to a table (cheaper to re-send than to recompute)."""
-    return spark.read.parquet(str(output / table / f"batch_id={batch_id}"))

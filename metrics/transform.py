@@ -29,22 +29,22 @@ CORRUPT = "_corrupt_record"
 WINDOW_SIZES: dict[str, int] = {"1 minute": 60, "1 hour": 3600}
 
 
-def parse(raw: DataFrame) -> DataFrame:
-    """Kafka rows (key, value, topic, partition, offset, timestamp) -> one row per record with
-    ``plan`` (the parsed struct), ``problems`` (array<string>, empty for a valid plan) and
-    ``event_time`` (the plan's created_at, else the Kafka record timestamp)."""
-    schema = plan_spark_schema().add(CORRUPT, "string")
-    value = F.col("value").cast("string")
-    parsed = raw.select(
-        F.col("key").cast("string").alias("key"),
-        value.alias("value"),
-        F.col("topic").alias("source_topic"),
-        F.col("partition").alias("source_partition"),
-        F.col("offset").alias("source_offset"),
-        F.col("timestamp").alias("published_at"),
-        F.from_json(value, schema, {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})
-        .alias("plan"),
-    )
+_COLUMNS: dict[tuple[str, str], Column] = {}
+
+
+def _once(name: str, build: Callable[[], Column]) -> Column:
+    """``build()`` once per SparkContext. The validity column is a tree of thousands of
+    nodes, and building it through py4j took about two seconds, every micro-batch."""
+    from pyspark import SparkContext
+
+    context = SparkContext._active_spark_context
+    key = (context.applicationId if context is not None else "", name)
+    if key not in _COLUMNS:
+        _COLUMNS[key] = build()
+    return _COLUMNS[key]
+
+
+def _problems() -> Column:
     problems = F.concat(
         F.array(
             F.when(F.col("value").isNull(), F.lit("empty value")),
@@ -53,9 +53,30 @@ def parse(raw: DataFrame) -> DataFrame:
         ),
         validity_problems(F.col("plan")),
     )
-    return parsed.select(
+    return F.filter(problems, lambda p: p.isNotNull())
+
+
+def _plan_column() -> Column:
+    schema = plan_spark_schema().add(CORRUPT, "string")
+    return F.from_json(F.col("value"), schema,
+                       {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": CORRUPT})
+
+
+def parse(raw: DataFrame) -> DataFrame:
+    """Kafka rows (key, value, topic, partition, offset, timestamp) -> one row per record with
+    ``plan`` (the parsed struct), ``problems`` (array<string>, empty for a valid plan) and
+    ``event_time`` (the plan's created_at, else the Kafka record timestamp)."""
+    parsed = raw.select(
+        F.col("key").cast("string").alias("key"),
+        F.col("value").cast("string").alias("value"),
+        F.col("topic").alias("source_topic"),
+        F.col("partition").alias("source_partition"),
+        F.col("offset").alias("source_offset"),
+        F.col("timestamp").alias("published_at"),
+    )
+    return parsed.select("*", _once("plan", _plan_column).alias("plan")).select(
         "*",
-        F.filter(problems, lambda p: p.isNotNull()).alias("problems"),
+        _once("problems", _problems).alias("problems"),
         F.coalesce(F.col("plan.created_at"), F.col("published_at")).alias("event_time"),
     )
 
@@ -64,60 +85,101 @@ def valid(parsed: DataFrame) -> DataFrame:
     return parsed.where(F.size("problems") == 0)
 
 
-def rejected(parsed: DataFrame) -> DataFrame:
-    """The records set aside: where they came from, why, and the raw value (as text)."""
-    return parsed.where(F.size("problems") > 0).select(
-        "key", "source_topic", "source_partition", "source_offset", "published_at",
-        F.try_element_at("problems", F.lit(1)).alias("reason"), "problems", "value",
-    )
+# What identifies a plan record, and the plan-level figures carried next to it. Grouping by
+# all of them (cheap: one hash per partition row) keeps them without a second parse or a join.
+RECORD = ["source_partition", "source_offset", "published_at", "event_time"]
+_PLAN_FIELDS: dict[str, str] = {
+    "group_id": "plan.group_id", "generation": "plan.generation", "kind": "plan.kind",
+    "reason": "plan.reason", "assignor": "plan.assignor",
+    "traffic_cost": "plan.summary.traffic_cost", "lower_bound": "plan.summary.lower_bound",
+    "max_load": "plan.summary.max_load", "min_load": "plan.summary.min_load",
+    "moved_partitions": "plan.summary.moved_partitions",
+    "standby_rack_diversity": "plan.summary.standby_rack_diversity",
+    "reported_cross_rack_partitions": "plan.summary.cross_rack_partitions",
+}
+PLAN_COLUMNS = [*_PLAN_FIELDS, "members", "withheld_partitions"]
+REJECT_COLUMNS = ["key", "source_topic", "problems", "bad_value"]
+PAIR_KEYS = ["source_rack", "member_rack", "cross_rack"]
 
 
-def _sum_over_members(per_partition: Callable[[Column, Column], Column]) -> Column:
-    """Sum of ``per_partition(member, partition)`` over every partition of every member."""
-    return F.aggregate(
-        F.col("plan.members"), F.lit(0.0).cast("double"),
-        lambda acc, m: acc + F.aggregate(
-            F.coalesce(m["partitions"], F.array()), F.lit(0.0).cast("double"),
-            lambda a, p: a + per_partition(m, p)),
-    )
+def flatten(parsed: DataFrame) -> DataFrame:
+    """The one pass over the (large) plan documents of a batch.
 
-
-def plan_metrics(plans: DataFrame) -> DataFrame:
-    """One row per plan (valid plans only): the figures keyed by (group_id, generation).
-
-    Partition counts are measured from the members' partitions (not copied from the summary);
-    traffic cost, lower bound, loads, moves and standby diversity are the assignor's own
-    summary figures, since they need the cost model or the previous generation.
+    One row per (plan record, source rack, member rack, cross_rack) with ``partitions`` and
+    ``weight`` summed, each row carrying the plan-level figures; a rejected record becomes a
+    single row with ``problems`` and ``bad_value`` set and no pair. Everything the sinks
+    need is derived from this small frame (:func:`plan_metrics`, :func:`rack_pairs`,
+    :func:`rejected`), so the JSON is parsed once per record. Partitions are exploded and
+    aggregated rather than summed with nested higher-order functions, because explode and
+    hash aggregation are compiled by Spark while lambdas are interpreted per element.
     """
-    cross = _sum_over_members(lambda m, p: F.when(p["cross_rack"], 1.0).otherwise(0.0))
-    total = _sum_over_members(lambda m, p: F.lit(1.0))
-    weight = _sum_over_members(lambda m, p: F.coalesce(p["weight"], F.lit(1.0)))
-    cross_weight = _sum_over_members(
-        lambda m, p: F.when(p["cross_rack"], F.coalesce(p["weight"], F.lit(1.0))).otherwise(0.0))
-    s = "plan.summary"
-    out = plans.select(
-        F.col("plan.group_id").alias("group_id"),
-        F.col("plan.generation").alias("generation"),
-        F.col("plan.kind").alias("kind"),
-        F.col("plan.reason").alias("reason"),
-        F.col("plan.assignor").alias("assignor"),
-        "event_time", "published_at", "source_partition", "source_offset",
-        F.size(F.coalesce(F.col("plan.members"), F.array())).alias("members"),
-        total.cast("long").alias("partitions"),
-        cross.cast("long").alias("cross_rack_partitions"),
-        weight.alias("weight"),
-        cross_weight.alias("cross_rack_weight"),
-        F.col(f"{s}.traffic_cost").alias("traffic_cost"),
-        F.col(f"{s}.lower_bound").alias("lower_bound"),
-        F.col(f"{s}.max_load").alias("max_load"),
-        F.col(f"{s}.min_load").alias("min_load"),
-        F.col(f"{s}.moved_partitions").alias("moved_partitions"),
-        F.col(f"{s}.standby_rack_diversity").alias("standby_rack_diversity"),
-        F.size(F.coalesce(F.col("plan.withheld"), F.array())).alias("withheld_partitions"),
-        F.col(f"{s}.cross_rack_partitions").alias("reported_cross_rack_partitions"),
+    ok = F.size("problems") == 0
+    members = parsed.select(
+        *RECORD,
+        *[F.when(ok, F.col(path)).alias(name) for name, path in _PLAN_FIELDS.items()],
+        F.when(ok, F.size(F.coalesce(F.col("plan.members"), F.array()))).alias("members"),
+        F.when(ok, F.size(F.coalesce(F.col("plan.withheld"), F.array())))
+        .alias("withheld_partitions"),
+        F.col("key"), F.col("source_topic"),
+        F.when(~ok, F.col("problems")).alias("problems"),
+        F.when(~ok, F.col("value")).alias("bad_value"),
+        F.explode_outer(F.when(ok, F.col("plan.members"))).alias("m"),
+    )
+    parts = members.select(
+        *RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS,
+        F.col("m.rack").alias("rack"),
+        F.explode_outer("m.partitions").alias("p"),
+    )
+    member_rack = F.coalesce(F.col("rack"), F.lit(UNKNOWN_RACK))
+    cross = F.coalesce(F.col("p.cross_rack"), F.lit(False))
+    source = F.when(cross, F.coalesce(F.array_min("p.replica_racks"), F.lit(UNKNOWN_RACK))) \
+        .otherwise(member_rack)
+    has_partition = F.col("p").isNotNull()
+    return (
+        parts.select(
+            *RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS,
+            F.when(has_partition, source).alias("source_rack"),
+            F.when(has_partition, member_rack).alias("member_rack"),
+            F.when(has_partition, cross).alias("cross_rack"),
+            F.when(has_partition, F.coalesce(F.col("p.weight"), F.lit(1.0))).alias("w"),
+        )
+        .groupBy(*RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS, *PAIR_KEYS)
+        .agg(F.count("w").alias("partitions"),
+             F.coalesce(F.sum("w"), F.lit(0.0)).alias("weight"))
+    )
+
+
+def rejected(flat: DataFrame) -> DataFrame:
+    """The records set aside: where they came from, why, and the raw value (as text)."""
+    return flat.where(F.col("problems").isNotNull()).select(
+        "key", "source_topic", "source_partition", "source_offset", "published_at",
+        F.try_element_at("problems", F.lit(1)).alias("reason"), "problems",
+        F.col("bad_value").alias("value"),
+    )
+
+
+def plan_metrics(flat: DataFrame) -> DataFrame:
+    """One row per valid plan record: the figures keyed by (group_id, generation).
+
+    Partition counts and weights are measured from the members' partitions (not copied from
+    the summary); traffic cost, lower bound, loads, moves and standby diversity are the
+    assignor's own summary figures, since they need its cost model or the previous
+    generation. ``reported_cross_rack_partitions`` is the summary's count, to compare.
+    """
+    cross = F.col("cross_rack") == F.lit(True)
+    out = (
+        flat.where(F.col("problems").isNull())
+        .groupBy(*RECORD, *PLAN_COLUMNS)
+        .agg(F.sum("partitions").alias("partitions"),
+             F.sum(F.when(cross, F.col("partitions")).otherwise(0)).alias("cross_rack_partitions"),
+             F.sum("weight").alias("weight"),
+             F.sum(F.when(cross, F.col("weight")).otherwise(0.0)).alias("cross_rack_weight"))
     )
     return out.select(
-        "*",
+        "group_id", "generation", "kind", "reason", "assignor", *RECORD, "members",
+        "partitions", "cross_rack_partitions", "weight", "cross_rack_weight",
+        "traffic_cost", "lower_bound", "max_load", "min_load", "moved_partitions",
+        "standby_rack_diversity", "withheld_partitions", "reported_cross_rack_partitions",
         _ratio(F.col("cross_rack_partitions"), F.col("partitions")).alias("cross_rack_ratio"),
         _ratio(F.col("cross_rack_weight"), F.col("weight")).alias("weighted_cross_rack_ratio"),
         (F.col("max_load") - F.col("min_load")).alias("load_spread"),
@@ -129,7 +191,7 @@ def _ratio(part: Column, whole: Column) -> Column:
     return F.when(whole > 0, part / whole).otherwise(F.lit(0.0))
 
 
-def rack_pairs(plans: DataFrame) -> DataFrame:
+def rack_pairs(flat: DataFrame) -> DataFrame:
     """Per (group_id, generation, source_rack, member_rack): partitions and their weight.
 
     ``source_rack`` is where the data is read from (see the module docstring for the choice
@@ -137,33 +199,29 @@ def rack_pairs(plans: DataFrame) -> DataFrame:
     Rows carry the plan record's Kafka partition and offset, so that a plan published twice
     is never summed with itself: readers keep one record per plan (sinks.latest_plans).
     """
-    record = ["source_partition", "source_offset"]
-    members = plans.select(
-        F.col("plan.group_id").alias("group_id"),
-        F.col("plan.generation").alias("generation"),
-        "event_time", *record,
-        F.explode("plan.members").alias("m"),
+    return flat.where(F.col("problems").isNull() & (F.col("partitions") > 0)).select(
+        "group_id", "generation", "source_partition", "source_offset",
+        "source_rack", "member_rack", "cross_rack", "event_time", "partitions", "weight",
     )
-    parts = members.select(
-        "group_id", "generation", "event_time", *record,
-        F.col("m.rack").alias("rack"),
-        F.explode("m.partitions").alias("p"),
-    )
-    member_rack = F.coalesce(F.col("rack"), F.lit(UNKNOWN_RACK))
-    cross = F.coalesce(F.col("p.cross_rack"), F.lit(False))
-    source = F.when(cross, F.coalesce(F.array_min("p.replica_racks"), F.lit(UNKNOWN_RACK))) \
-        .otherwise(member_rack)
-    return (
-        parts.select(
-            "group_id", "generation", "event_time", *record,
-            source.alias("source_rack"), member_rack.alias("member_rack"),
-            cross.alias("cross_rack"),
-            F.coalesce(F.col("p.weight"), F.lit(1.0)).alias("w"),
-        )
-        .groupBy("group_id", "generation", *record, "source_rack", "member_rack", "cross_rack")
-        .agg(F.max("event_time").alias("event_time"), F.count(F.lit(1)).alias("partitions"),
-             F.sum("w").alias("weight"))
-    )
+
+
+# The plan rows as the job writes them to the metrics topic (metrics.sinks.write_topic), the
+# columns the windows need. The windows query reads these small rows, not the plans again.
+TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
+PLAN_ROW_SCHEMA = (
+    "type string, group_id string, generation long, event_time timestamp, "
+    "cross_rack_partitions long, cross_rack_ratio double, traffic_cost double, "
+    "lower_bound double, moved_partitions long"
+)
+
+
+def plan_rows_from_topic(records: DataFrame) -> DataFrame:
+    """Kafka records of the metrics topic -> its ``plan`` rows (other types are skipped)."""
+    row = F.from_json(F.col("value").cast("string"), PLAN_ROW_SCHEMA,
+                      {"timestampFormat": TIMESTAMP_FORMAT})
+    return (records.select(row.alias("r")).select("r.*")
+            .where((F.col("type") == "plan") & F.col("event_time").isNotNull())
+            .drop("type"))
 
 
 def window_rows(metrics: DataFrame) -> DataFrame:

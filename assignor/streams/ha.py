@@ -23,7 +23,7 @@ from assignor.streams.model import (
     TaskId,
     TaskSet,
 )
-from assignor.streams.rack import RackContext, optimize_active
+from assignor.streams.rack import RackContext, optimize_active, standby_tie_break
 from assignor.streams.rackstandby import optimize_standby
 from assignor.streams.state import ClientState, PrioritySet
 
@@ -81,6 +81,24 @@ def _should_move(src: ClientState, dst: ClientState) -> bool:
     return proposed >= 0 and proposed < skew
 
 
+def place_standbys(
+    clients: Mapping[str, ClientState],
+    order: Sequence[str],
+    stateful: Sequence[TaskId],
+    config: AssignmentConfig,
+) -> None:
+    """Kafka's standby placement before rack optimisation: default or KIP-708 tag-aware,
+    then ``balanceTasksOverThreads`` (the start the standby optimiser's non-overlap cost
+    protects). Needs the stateful actives in place and no standbys yet."""
+    if config.rack_aware_assignment_tags:
+        standby.assign_tag_aware(clients, stateful, config)
+        allowed: Callable[[ClientState, ClientState], bool] = standby.tags_allow_balance_move
+    else:
+        standby.assign_default(clients, stateful, config.num_standby_replicas)
+        allowed = _always
+    _balance(clients, order, standbys=True, allowed=allowed)
+
+
 def assign(
     clients: dict[str, ClientState], tasks: TaskSet, config: AssignmentConfig, ctx: RackContext
 ) -> HAResult:
@@ -96,20 +114,15 @@ def assign(
         clients[order[index % len(order)]].assign_active(task)
     _balance(clients, order, standbys=False, allowed=lambda s, d: True)
     if ctx.enabled:
+        ties = standby_tie_break(ctx, stateful) if config.num_standby_replicas > 0 else None
         costs["stateful_active"] = optimize_active(
-            clients, order, stateful, ctx, strategy, traffic, non_overlap
+            clients, order, stateful, ctx, strategy, traffic, non_overlap, ties
         )
 
     # 2.2 standbys.
     tag_aware = bool(config.rack_aware_assignment_tags)
     if config.num_standby_replicas > 0:
-        if tag_aware:
-            standby.assign_tag_aware(clients, stateful, config)
-            allowed = standby.tags_allow_balance_move
-        else:
-            standby.assign_default(clients, stateful, config.num_standby_replicas)
-            allowed = _always
-        _balance(clients, order, standbys=True, allowed=allowed)
+        place_standbys(clients, order, stateful, config)
         if ctx.enabled:
             costs["standby"] = optimize_standby(
                 clients, order, ctx, traffic, non_overlap, tag_aware

@@ -9,8 +9,11 @@ with OR-Tools min-cost flow on a smaller graph: since the cost only depends on t
 rack (and on "is it the current holder"), each task gets one arc to its current client and
 one arc per rack, and rack nodes fan out to their clients. Every feasible task->client
 assignment maps to a flow of equal cost and back, so the flow optimum is the optimum.
-Ties are broken towards fewer moves (costs are scaled by M and +1 per move), which keeps
-the result an optimum of Kafka's objective and as sticky as possible.
+Ties are broken lexicographically below the cost (weights scaled so no tie term can
+outweigh one unit of cost): for stateful actives followed by standbys, first towards racks
+where the task's changelog is remote (``standby_tie_break``: the active's client is the one
+client its standby cannot use), then towards fewer moves. The result stays an optimum of
+Kafka's objective.
 
 Example: task 0_0 reads orders-0 (replicas az1, az2), now on client x in az3 (cost 10+0);
 client y in az1 holds 0_1 whose partition is in az3 only. Swapping costs 0+1 and 0+1 = 2
@@ -114,11 +117,15 @@ def solve_active(
     strategy: str,
     traffic: int,
     non_overlap: int,
+    tie_break: Mapping[TaskId, Mapping[str, int]] | None = None,
 ) -> ActiveSolution:
     """Min-cost placement of ``tasks`` keeping every client's count of them.
 
     ``min_traffic``: any permutation; ``balance_subtopology``: additionally at most
     ceil(n_c / T * T_s) tasks of subtopology s on client c (Kafka's two-stage graph).
+
+    Among optimal placements: the least ``tie_break`` sum first (``tie_break[task][rack]``
+    >= 0, e.g. ``standby_tie_break``), then the fewest moved tasks; neither changes the cost.
     """
     if strategy not in ("min_traffic", "balance_subtopology"):
         raise AssignorError(f"no rack-aware graph for strategy {strategy!r}")
@@ -136,7 +143,15 @@ def solve_active(
     for task in task_list:
         counts[owner[task]] += 1
     total = len(task_list)
-    scale = total + 1  # lexicographic: cost first, then number of moved tasks
+    # Lexicographic arc weight ((cost * scale2 + tie) * scale + moved): a whole placement's
+    # tie terms sum to < scale2 and its moves to < scale, so neither can outweigh one unit
+    # of the level above.
+    scale = total + 1
+    ties = tie_break or {}
+    scale2 = 1 + sum(max(ties[t].values(), default=0) for t in task_list if t in ties)
+
+    def tie(task: TaskId, rack: str) -> int:
+        return ties[task].get(rack, 0) if task in ties else 0
     net = FlowNetwork()
     task_node = {t: net.add_node() for t in task_list}
     client_node = {pid: net.add_node() for pid in order if counts[pid] > 0}
@@ -177,8 +192,9 @@ def solve_active(
                 continue
             for t in members:
                 cost = ctx.active_cost(t, rack, traffic) + non_overlap
+                weight = (cost * scale2 + tie(t, rack)) * scale + 1
                 group_arcs.append(
-                    (net.add_arc(task_node[t], gnode, 1, cost * scale + 1), t, (sub, rack))
+                    (net.add_arc(task_node[t], gnode, 1, weight), t, (sub, rack))
                 )
         for t in members:
             cur = owner[t]
@@ -187,7 +203,8 @@ def solve_active(
                     task_node[t],
                     entry[cur][0],
                     1,
-                    ctx.active_cost(t, rack_of[cur], traffic) * scale,
+                    (ctx.active_cost(t, rack_of[cur], traffic) * scale2 + tie(t, rack_of[cur]))
+                    * scale,
                 )
     solution = net.solve()
     new_owner: dict[TaskId, str] = {}
@@ -219,6 +236,26 @@ def solve_active(
     return ActiveSolution(new_owner, cost)
 
 
+def standby_tie_break(ctx: RackContext, tasks: Sequence[TaskId]) -> dict[TaskId, dict[str, int]]:
+    """Tie-break for stateful actives when standbys follow: prefer the rack where the
+    task's changelog has the *most* cross-rack partitions.
+
+    A client holding a task's active cannot hold its standby, so an active on a
+    changelog-local client takes a cheap standby slot away. With standbys on every other
+    client (replicas = clients - 1) the standby traffic is exactly
+    sum_c misses(rack c) - misses(rack of the active), so this is then the exact standby
+    optimum among the active step's optima; otherwise a heuristic. Values are
+    max_rack misses - misses(rack) >= 0.
+    """
+    out: dict[TaskId, dict[str, int]] = {}
+    for task in tasks:
+        misses = ctx.standby_misses.get(task)
+        if misses:
+            top = max(misses.values())
+            out[task] = {rack: top - m for rack, m in misses.items()}
+    return out
+
+
 def optimize_active(
     clients: Mapping[str, ClientState],
     order: Sequence[str],
@@ -227,10 +264,13 @@ def optimize_active(
     strategy: str,
     traffic: int,
     non_overlap: int,
+    tie_break: Mapping[TaskId, Mapping[str, int]] | None = None,
 ) -> int:
     """``RackAwareTaskAssignor.optimizeActiveTasks``: solve, apply, return Kafka's total cost."""
     before = {t: pid for pid in order for t in clients[pid].active}
-    result = solve_active(clients, order, tasks, ctx, strategy, traffic, non_overlap)
+    result = solve_active(
+        clients, order, tasks, ctx, strategy, traffic, non_overlap, tie_break
+    )
     for task, pid in sorted(result.owner.items()):
         if before[task] != pid:
             clients[before[task]].unassign_active(task)

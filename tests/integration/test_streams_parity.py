@@ -1,12 +1,28 @@
 """Parity with Kafka's own HighAvailabilityTaskAssignor (kafka-streams 4.3.1, real jar).
 
 * strategy none: Kafka's assignment is reproduced exactly (actives, standbys, probing);
-* min_traffic / balance_subtopology on fresh state (no task movements): our traffic is
-  never higher, and where Kafka's pairwise standby swaps stop short we print by how much.
+* min_traffic / balance_subtopology on fresh state (no task movements), step by step:
+  - stateful actives: our KIP-925 step objective is never higher than Kafka's;
+  - standbys: on the *same* input (Kafka's actives, hence the same start placement) our
+    step objective (traffic x cross-rack changelog + non-overlap vs the start) is never
+    higher, and Kafka's result lies inside our feasible set (same per-client counts, no
+    standby beside its active).
+  Pipeline standby traffic is asserted only where the active step leaves it no choice
+  (identical actives, or standbys forced onto every other client). Elsewhere it is
+  printed, not asserted: the active step often has several optima (equal cost) and the
+  standby step's input -- which clients hold a task's active, hence which may hold its
+  standbys -- depends on the one picked. Seed 273717244 (3 clients, 2 standbys) was such a
+  case: both active placements cost 10, standbys were forced, traffic 17 vs 14; the
+  tie-break now picks the least-standby-traffic optimum (rack.standby_tie_break), but in
+  general no per-step optimum can promise less pipeline traffic than Kafka's tie.
+  ``bench/streams_parity_sweep.py`` counts lower/equal/higher over many seeds.
+
+RACKWISE_PARITY_SEED=<int> replays a run (the failing case prints its seed).
 """
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import replace
 
@@ -14,11 +30,13 @@ import pytest
 
 from assignor.streams.scenario import parse_inputs, run
 from bench.streams_gen import generate
-from bench.streams_parity import evaluate, run_kafka
+from bench.streams_parity import evaluate, parity_case, run_kafka, standby_step
 
 pytestmark = pytest.mark.java
 
-SEED = random.Random().randrange(1 << 30)
+# Random per run; RACKWISE_PARITY_SEED=<int> replays a run (every case prints its own seed:
+# none cases use SEED + case, the cost cases SEED * 7 + case).
+SEED = int(os.environ.get("RACKWISE_PARITY_SEED") or random.Random().randrange(1 << 30))
 
 
 def _objective(inputs, active, start):  # type: ignore[no-untyped-def]
@@ -71,18 +89,7 @@ def test_none_strategy_is_kafka_exactly(case: int) -> None:
 def test_never_costs_more_than_kafka(strategy: str, case: int) -> None:
     seed = SEED * 7 + case
     print(f"seed={seed}")
-    rng = random.Random(seed)
-    doc = generate(
-        seed,
-        tasks=rng.randint(6, 40),
-        clients=rng.randint(2, 8),
-        racks=rng.randint(2, 3),
-        standbys=rng.randint(0, 2),
-        strategy=strategy,
-        subtopologies=rng.randint(1, 3),
-        source_partitions=rng.randint(1, 2),
-    )
-    inputs = parse_inputs(doc)
+    inputs = parity_case(seed, strategy)
     res, active, standby = _ours(inputs)
     kafka = run_kafka(inputs)
     assert kafka.rack_enabled == res.rack_enabled
@@ -108,8 +115,22 @@ def test_never_costs_more_than_kafka(strategy: str, case: int) -> None:
     kafka_obj = _objective(inputs, kafka.active, start)
     print("stateful-active objective ours", ours_obj, "kafka", kafka_obj)
     assert ours_obj <= kafka_obj
-    assert ours_eval["standby_traffic"] <= kafka_eval["standby_traffic"]
     assert ours_eval["standbys"] == kafka_eval["standbys"]
+    if res.rack_enabled and inputs.config.num_standby_replicas > 0:
+        # Standby step on the same input: Kafka's actives -> the same start placement.
+        assert standby_step(inputs, active).ours == standby  # the replay is our pipeline
+        step = standby_step(inputs, kafka.active)
+        assert step.feasible(kafka.active, kafka.standby) == ""
+        ours_step, kafka_step = step.cost(step.ours), step.cost(kafka.standby)
+        print("standby-step objective on Kafka's actives: ours", ours_step, "kafka", kafka_step)
+        assert ours_step <= kafka_step
+        stateful = inputs.tasks.stateful
+        same_actives = all(active[p] & stateful == kafka.active[p] & stateful for p in active)
+        forced = all(
+            sum(t in active[p] | standby[p] for p in active) == len(active) for t in stateful
+        )
+        if same_actives or (forced and ours_obj == kafka_obj):
+            assert ours_eval["standby_traffic"] <= kafka_eval["standby_traffic"]
     assert ours_eval["active_spread"] <= kafka_eval["active_spread"]
     if strategy == "balance_subtopology":
         assert ours_eval["subtopology_skew"] <= max(kafka_eval["subtopology_skew"], 4)

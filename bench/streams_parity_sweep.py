@@ -1,0 +1,114 @@
+"""Sweep the Streams cost-parity scenarios over many seeds against kafka-streams 4.3.1.
+
+For every seed and strategy (``min_traffic``, ``balance_subtopology``) it runs our HA assignor
+and Kafka's (Java harness, one JVM per case) on ``parity_case(seed, strategy)`` -- the same
+draws as ``tests/integration/test_streams_parity.py`` -- and counts how often ours is
+lower / equal / higher on
+
+* pipeline standby traffic and total traffic (``evaluate``; depends on which tied optimum
+  of the active step each side picked);
+* the standby step on the same input (``standby_step`` fed Kafka's actives; ours must
+  never be higher there, and Kafka's result must lie inside our feasible set).
+
+Kafka's answers do not depend on our code, so ``--cache FILE`` keeps them (JSON) for reruns.
+
+    PYTHONPATH=. .venv/bin/python bench/streams_parity_sweep.py --seeds 200 --start 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from assignor.streams.model import TaskId
+from assignor.streams.scenario import run
+from bench.streams_parity import evaluate, parity_case, run_kafka, standby_step
+
+STRATEGIES = ("min_traffic", "balance_subtopology")
+
+
+def _sign(ours: int, kafka: int) -> str:
+    return "lower" if ours < kafka else "equal" if ours == kafka else "higher"
+
+
+def _kafka(cache: dict[str, Any], key: str, inputs: Any) -> tuple[dict[str, set[TaskId]], ...]:
+    if key not in cache:
+        k = run_kafka(inputs)
+        cache[key] = {
+            "active": {p: sorted(map(str, v)) for p, v in k.active.items()},
+            "standby": {p: sorted(map(str, v)) for p, v in k.standby.items()},
+        }
+    got = cache[key]
+    return tuple(
+        {p: {TaskId.parse(t) for t in v} for p, v in got[part].items()}
+        for part in ("active", "standby")
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=200)
+    ap.add_argument("--start", type=int, default=1)
+    ap.add_argument("--cache", type=Path)
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    cache: dict[str, Any] = {}
+    if args.cache and args.cache.exists():
+        cache = json.loads(args.cache.read_text())
+    tally: dict[str, Counter[str]] = {}
+    problems: list[str] = []
+    try:
+        for seed in range(args.start, args.start + args.seeds):
+            for strategy in STRATEGIES:
+                inputs = parity_case(seed, strategy)
+                res = run(inputs)
+                active = {p: set(c.active) for p, c in res.clients.items()}
+                standby = {p: set(c.standby) for p, c in res.clients.items()}
+                k_active, k_standby = _kafka(cache, f"{seed}:{strategy}", inputs)
+                ours, kafka = evaluate(inputs, active, standby), evaluate(
+                    inputs, k_active, k_standby
+                )
+                rows = {
+                    "standby_traffic": _sign(ours["standby_traffic"], kafka["standby_traffic"]),
+                    "total_traffic": _sign(ours["total_traffic"], kafka["total_traffic"]),
+                }
+                has_step = res.rack_enabled and inputs.config.num_standby_replicas > 0
+                if has_step:
+                    step = standby_step(inputs, k_active)
+                    if why := step.feasible(k_active, k_standby):
+                        problems.append(f"{seed}:{strategy} Kafka outside feasible set: {why}")
+                    o_cost, k_cost = step.cost(step.ours), step.cost(k_standby)
+                    rows["standby_step_same_input"] = _sign(o_cost, k_cost)
+                    if o_cost > k_cost:
+                        problems.append(f"{seed}:{strategy} standby step {o_cost} > {k_cost}")
+                    rows["standby_traffic (with standbys)"] = rows["standby_traffic"]
+                    rows["total_traffic (with standbys)"] = rows["total_traffic"]
+                for name, sign in rows.items():
+                    tally.setdefault(f"{strategy:20} {name}", Counter())[sign] += 1
+                    tally.setdefault(f"{'both':20} {name}", Counter())[sign] += 1
+                if args.verbose or rows["standby_traffic"] == "higher":
+                    print(
+                        f"seed={seed} {strategy}: ours {ours['standby_traffic']}/"
+                        f"{ours['total_traffic']} kafka {kafka['standby_traffic']}/"
+                        f"{kafka['total_traffic']} (standby/total) {rows}",
+                        flush=True,
+                    )
+    finally:
+        if args.cache:
+            args.cache.write_text(json.dumps(cache))
+    print(f"\nseeds {args.start}..{args.start + args.seeds - 1}")
+    print(f"{'':45} {'lower':>6} {'equal':>6} {'higher':>6}")
+    for name in sorted(tally):
+        c = tally[name]
+        print(f"{name:45} {c['lower']:6} {c['equal']:6} {c['higher']:6}")
+    for line in problems:
+        print("PROBLEM", line)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
