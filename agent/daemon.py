@@ -13,6 +13,7 @@ what was recovered no longer matches the live members.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import signal
 import threading
@@ -26,6 +27,7 @@ from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
 from agent.metadata import RackWatch
+from agent.observe import Observer
 from agent.ops import Metrics, OpsServer
 from agent.planner import PlanJob, assignor_for, cross_rack_count, streams_setup
 from agent.publisher import Failed, Opened, PlanWorker, Published
@@ -102,6 +104,10 @@ class Agent:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: self._stop.set())
         self.worker.start()
+        self.observer: Observer | None = None
+        if s.observe.groups:
+            self.observer = Observer(s, self.metrics, self._owns, plans_partitions, admin)
+            self.observer.start(self._stop)
         meta = threading.Thread(target=self._metadata_loop, name="rackwise-metadata", daemon=True)
         meta.start()
         self.consumer.subscribe(
@@ -123,14 +129,14 @@ class Agent:
     def _shutdown(self, ops: OpsServer | None, meta: threading.Thread, drain: bool) -> None:
         self._stop.set()
         self.worker.stop(30 if drain else 5)
-        try:
+        with contextlib.suppress(KafkaException):  # nothing consumed since the last commit
             self.consumer.commit(asynchronous=False)
-        except KafkaException:
-            pass  # nothing consumed since the last commit
         self._closing = True
         self.consumer.close()
         self.dlq.flush(10)
         meta.join(5)
+        if getattr(self, "observer", None) is not None:
+            self.observer.join(10)  # type: ignore[union-attr]
         if ops:
             ops.stop()
         log.info("agent stopped")
@@ -155,6 +161,10 @@ class Agent:
                 self.dlq.poll(0)
             self._schedule(now)
 
+    def _owns(self, group_id: str) -> bool:
+        """Observe mode: this agent publishes a group's plans when it owns its partition."""
+        return group_partition(group_id, self.subs_partitions) in frozenset(self._ready)
+
     def _on_assign(self, consumer: Consumer, partitions: list[KTopicPartition]) -> None:
         for tp in partitions:
             p = tp.partition
@@ -162,11 +172,11 @@ class Agent:
             self._ready.discard(p)
             try:
                 low, high = consumer.get_watermark_offsets(tp, timeout=15, cached=False)
-                empty = high <= low
+                empty, end = high <= low, high
             except Exception as exc:  # a new topic without a leader yet: wait for the EOF event
                 log.info("watermarks unavailable", partition=p, error=str(exc))
-                empty = False
-            self._loading[p] = {"eof": empty, "opened": False, "plans": {}}
+                empty, end = False, None
+            self._loading[p] = {"eof": empty, "opened": False, "plans": {}, "end": end}
             tp.offset = OFFSET_BEGINNING
             self.worker.open(p)
         consumer.incremental_assign(partitions)
@@ -221,9 +231,22 @@ class Agent:
             )
         except InputRejected as exc:
             self._dead_letter(msg, exc.reason, exc.detail)
-            return
-        if change.reason and not loading:
+            change = None
+        if loading:
+            pass  # CHAOS-TEMP-REVERT
+        elif change is not None and change.reason:
             self._trigger(change.group_id, change.reason, dict(change.detail))
+
+    def _loaded_through(self, p: int, offset: int) -> None:
+        """Loading ends at the end offset seen on assignment, not only on PARTITION_EOF:
+        librdkafka emits no EOF while records keep arriving (members heartbeat a few times a
+        second), so a busy partition would never become ready. EOF still ends a log whose
+        last entry is a transaction marker when nothing follows it."""
+        state = self._loading.get(p)
+        end = None if state is None or state["eof"] else state.get("end")
+        if end is not None and offset + 1 >= end:
+            state["eof"] = True  # type: ignore[index]
+            self._maybe_ready(p)
 
     def _trigger(self, group_id: str, reason: str, detail: dict[str, Any] | None = None) -> None:
         group = self.table.groups.get(group_id)

@@ -38,7 +38,7 @@ from confluent_kafka import TopicPartition as KTopicPartition
 from agent.routing import KIND_HEADER, group_partition, member_key
 from protocol.consumer import encode_subscription, java_subscription
 from protocol.errors import RackwiseError
-from protocol.plan import AssignmentPlan
+from protocol.plan import OBSERVE_REASONS, AssignmentPlan
 
 log = structlog.get_logger("rackwise.member")
 
@@ -48,6 +48,8 @@ Callback = Callable[[list[Partition]], None]
 
 class PlanFollower:
     """One member of a rackwise-planned group, wrapped around the user's Consumer."""
+
+    kind = "consumer"  # the rackwise-kind header; a Streams-style subclass says "streams"
 
     def __init__(
         self,
@@ -164,7 +166,7 @@ class PlanFollower:
             key=self._key,
             value=self.subscription_bytes(),
             partition=self._subs_partition,
-            headers=[(KIND_HEADER, b"consumer")],
+            headers=[(KIND_HEADER, self.kind.encode())],
         )
         self._producer.poll(0)
         self._last_publish = time.monotonic()
@@ -179,6 +181,8 @@ class PlanFollower:
                 plan = AssignmentPlan.from_json(msg.value() or b"")
             except RackwiseError:
                 continue
+            if plan.reason in OBSERVE_REASONS:
+                continue  # observe mode measures a group; it never assigns
             floor = best.generation if best is not None else self.generation
             if plan.generation > floor:
                 best = plan

@@ -1,4 +1,4 @@
-"""Replica placement from the cluster: AdminClient describe_cluster + describe_topics.
+"""Replica placement from the cluster, kept current (the reads themselves: agent.clusterinfo).
 
 :class:`RackWatch` keeps the latest placement of every topic some group subscribes to (for
 planning) and, on each :meth:`refresh`, feeds the racks.Debouncer so that a rack change that
@@ -14,10 +14,10 @@ import time
 from collections.abc import Iterable
 
 import structlog
-from confluent_kafka import KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
+from agent.clusterinfo import describe
 from agent.racks import Debouncer, fingerprint
 from agent.settings import MetadataSettings
 from assignor.cluster import ClusterView
@@ -50,21 +50,10 @@ class RackWatch:
     def _describe_once(
         self, topics: list[str]
     ) -> tuple[dict[int, str | None], dict[str, tuple[tuple[int, ...], ...]]]:
-        timeout = self._settings.request_timeout_s
-        cluster = self._admin.describe_cluster(request_timeout=timeout).result(timeout + 5)
-        racks = {n.id: (n.rack or None) for n in cluster.nodes}
-        placement: dict[str, tuple[tuple[int, ...], ...]] = {}
-        if topics:
-            futures = self._admin.describe_topics(TopicCollection(topics), request_timeout=timeout)
-            for name in topics:
-                try:
-                    desc = futures[name].result(timeout + 5)
-                except KafkaException as exc:
-                    log.debug("topic not described", topic=name, error=str(exc))
-                    continue
-                parts = sorted(desc.partitions, key=lambda p: p.id)
-                placement[name] = tuple(tuple(r.id for r in p.replicas) for p in parts)
-        return racks, placement
+        snap = describe(self._admin, topics, self._settings.request_timeout_s)
+        for name, error in sorted(snap.missing.items()):
+            log.debug("topic not described", topic=name, error=error)
+        return dict(snap.view.brokers), dict(snap.view.topics)
 
     def _store(
         self, racks: dict[int, str | None], placement: dict[str, tuple[tuple[int, ...], ...]]

@@ -61,6 +61,32 @@ class Metrics:
             registry=r,
         )
 
+        self.observed_actual = Gauge(
+            "rackwise_observed_cross_rack_actual",
+            "observe mode: cross-rack partitions of the assignment the group runs",
+            ["group", "kind"],
+            registry=r,
+        )
+        self.observed_best = Gauge(
+            "rackwise_observed_cross_rack_best",
+            "observe mode: cross-rack partitions of the best plan under the same balance",
+            ["group", "kind"],
+            registry=r,
+        )
+        self.observed_partitions = Gauge(
+            "rackwise_observed_partitions",
+            "observe mode: partitions the group reads",
+            ["group", "kind"],
+            registry=r,
+        )
+        self.observed_groups = Gauge(
+            "rackwise_observed_groups", "observe mode: groups seen, by audit status", ["status"],
+            registry=r,
+        )
+        self.observe_errors = Counter(
+            "rackwise_observe_errors_total", "observe rounds that failed", registry=r
+        )
+
     def render(self) -> bytes:
         return generate_latest(self.registry)
 

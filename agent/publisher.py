@@ -32,7 +32,7 @@ from agent.routing import group_partition, member_key
 from agent.settings import AgentSettings
 from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
-from protocol.plan import AssignmentPlan
+from protocol.plan import OBSERVE_REASONS, AssignmentPlan
 
 log = structlog.get_logger("rackwise.publisher")
 
@@ -237,6 +237,8 @@ class PlanWorker:
                     plan = AssignmentPlan.from_json(msg.value() or b"")
                 except RackwiseError:
                     continue
+                if plan.reason in OBSERVE_REASONS:
+                    continue  # observe mode's plans are not this agent's planning state
                 old = latest.get(plan.group_id)
                 if old is None or plan.generation > old.generation:
                     latest[plan.group_id] = plan

@@ -91,6 +91,19 @@ class PlannerSettings(BaseModel):
     streams_config: dict[str, Any] = Field(default_factory=dict)
 
 
+class ObserveSettings(BaseModel):
+    """Observe mode (DESIGN §5): audit live classic groups on a timer (agent.observe)."""
+
+    groups: str | None = Field(
+        default=None, description="fnmatch pattern of group ids to observe; unset: off"
+    )
+    interval_s: float = Field(default=60.0, gt=0)
+    publish: bool = Field(
+        default=True, description="publish observed + recommended plans to the plans topic"
+    )
+    request_timeout_s: float = Field(default=15.0, gt=0)
+
+
 class OpsSettings(BaseModel):
     """/healthz and /metrics."""
 
@@ -123,6 +136,7 @@ class AgentSettings(BaseSettings):
     metadata: MetadataSettings = Field(default_factory=MetadataSettings)
     planner: PlannerSettings = Field(default_factory=PlannerSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
+    observe: ObserveSettings = Field(default_factory=ObserveSettings)
     log: LogSettings = Field(default_factory=LogSettings)
 
     @field_validator("kafka", mode="before")

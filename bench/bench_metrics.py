@@ -11,7 +11,7 @@ Two phases against a real Kafka cluster (the local testbed by default), each on 
    whether the job kept up (plans processed by the end / plans published).
 
     .venv/bin/python bench/bench_metrics.py [--bootstrap B] [--partitions 10000]
-        [--preload 100] [--rate 20] [--seconds 60]
+        [--warmup 20] [--preload 200] [--per-trigger 100] [--rates 10,20] [--seconds 60]
 """
 
 from __future__ import annotations
@@ -111,14 +111,20 @@ def _span(queries: list[Any]) -> float:
     return max(ends) - min(starts)
 
 
-def capacity(spark: Any, bootstrap: str, text: str, partitions: int, plans: int,
-             per_trigger: int, work: Path) -> dict[str, Any]:
+def _topics(bootstrap: str) -> tuple[str, str]:
     suffix = uuid.uuid4().hex[:8]
-    plans_topic, metrics_topic = f"bench-plans-{suffix}", f"bench-crt-{suffix}"
-    make_topics(AdminClient({"bootstrap.servers": bootstrap}), plans_topic, metrics_topic)
+    names = (f"bench-plans-{suffix}", f"bench-crt-{suffix}")
+    make_topics(AdminClient({"bootstrap.servers": bootstrap}), *names)
+    return names
+
+
+def capacity(spark: Any, bootstrap: str, text: str, plans: int, per_trigger: int,
+             work: Path, name: str = "capacity") -> dict[str, Any]:
+    """Preload ``plans`` plans, then one available-now run of the plans query over them."""
+    plans_topic, metrics_topic = _topics(bootstrap)
     publish(bootstrap, plans_topic, text, plans, rate=None)
     settings = MetricsSettings(bootstrap=bootstrap, plans_topic=plans_topic,
-                               metrics_topic=metrics_topic, output=work / "capacity",
+                               metrics_topic=metrics_topic, output=work / name,
                                max_offsets_per_trigger=per_trigger)
     counters = job.Counters()
     query = job.start_plans(spark, settings, counters, available_now=True)
@@ -129,33 +135,47 @@ def capacity(spark: Any, bootstrap: str, text: str, partitions: int, plans: int,
             "rows_per_s": counters.partitions / span, "batches": counters.batches}
 
 
+def _idle(queries: list[Any], timeout: float = 60) -> None:
+    """Wait until no query is in the middle of a batch: stopping one inside foreachBatch
+    interrupts a Parquet or Kafka write, which Spark logs as an error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(q.status["isTriggerActive"] or q.status["isDataAvailable"] for q in queries):
+            return
+        time.sleep(0.2)
+
+
 def steady(spark: Any, bootstrap: str, text: str, partitions: int, rate: float, seconds: float,
            work: Path) -> dict[str, Any]:
-    suffix = uuid.uuid4().hex[:8]
-    plans_topic, metrics_topic = f"bench-plans-{suffix}", f"bench-crt-{suffix}"
-    make_topics(AdminClient({"bootstrap.servers": bootstrap}), plans_topic, metrics_topic)
+    """Both queries running (1 s triggers) while plans arrive at ``rate`` per second."""
+    plans_topic, metrics_topic = _topics(bootstrap)
     settings = MetricsSettings(bootstrap=bootstrap, plans_topic=plans_topic,
-                               metrics_topic=metrics_topic, output=work / "steady",
+                               metrics_topic=metrics_topic, output=work / f"steady-{rate:g}",
                                starting_offsets="earliest")
     counters = job.Counters()
     queries = job.start(spark, settings, counters)
     count = int(rate * seconds)
     time.sleep(5)  # let both queries get through their first (empty) trigger
+    began = time.monotonic()
     took = publish(bootstrap, plans_topic, text, count, rate=rate)
     published_at = time.monotonic()
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 300
     while counters.plans < count and time.monotonic() < deadline:
-        time.sleep(0.5)
-    drained_after = time.monotonic() - published_at
+        time.sleep(0.2)
+    done = time.monotonic()
+    _idle(queries)
     for q in queries:
         q.stop()
     latencies = _latencies(bootstrap, metrics_topic, count)
-    return {"published": count, "publish_seconds": took, "processed": counters.plans,
+    return {"rate": rate, "published": count, "publish_seconds": took,
+            "processed": counters.plans, "batches": counters.batches,
             "offered_rows_per_s": count * partitions / took,
+            "sustained_rows_per_s": counters.partitions / (done - began),
             "p50_ms": statistics.median(latencies),
-            "p95_ms": statistics.quantiles(latencies, n=20)[18] if len(latencies) > 1 else latencies[0],
+            "p95_ms": statistics.quantiles(latencies, n=20)[18] if len(latencies) > 1
+            else latencies[0],
             "max_ms": max(latencies), "measured": len(latencies),
-            "drain_s_after_publish": drained_after}
+            "drain_s_after_publish": done - published_at}
 
 
 def _latencies(bootstrap: str, topic: str, want: int) -> list[float]:
@@ -182,30 +202,41 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap", default=os.environ.get(
-        "RACKWISE_BOOTSTRAP", "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"))
+        "RACKWISE_BOOTSTRAP", "127.0.0.1:19092,127.0.0.1:19192,127.0.0.1:19292"))
     parser.add_argument("--partitions", type=int, default=10_000)
-    parser.add_argument("--preload", type=int, default=100, help="plans for the capacity phase")
-    parser.add_argument("--per-trigger", type=int, default=25, help="maxOffsetsPerTrigger (plans)")
-    parser.add_argument("--rate", type=float, default=20.0, help="plans/s in the steady phase")
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=int, default=20, help="plans run through first, untimed")
+    parser.add_argument("--preload", type=int, default=200, help="plans for the capacity phase")
+    parser.add_argument("--per-trigger", type=int, default=100, help="maxOffsetsPerTrigger (plans)")
+    parser.add_argument("--rates", default="10,20",
+                        help="plans/s of the steady phases, comma-separated (20 = 200k rows/s)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of each steady phase")
     parser.add_argument("--master", default="local[2]")
     args = parser.parse_args()
 
+    # Nothing random: every plan is the same template with its own group, generation and time.
     work = Path(tempfile.mkdtemp(prefix="rackwise-bench-"))
     text = template(args.partitions)
     print(f"plan of {args.partitions} partitions: {len(text) / 1e6:.2f} MB of JSON", flush=True)
     spark = build_session(args.master, app_name="rackwise-bench")
+    results: dict[str, Any] = {"partitions": args.partitions, "master": args.master}
     try:
-        cap = capacity(spark, args.bootstrap, text, args.partitions, args.preload,
-                       args.per_trigger, work)
+        if args.warmup:
+            capacity(spark, args.bootstrap, text, args.warmup, args.warmup, work, "warmup")
+        cap = capacity(spark, args.bootstrap, text, args.preload, args.per_trigger, work)
+        results["capacity"] = cap
         print(f"capacity: {cap['rows']:,} plan-partition rows in {cap['seconds']:.1f}s = "
               f"{cap['rows_per_s']:,.0f} rows/s ({cap['batches']} batches)", flush=True)
-        st = steady(spark, args.bootstrap, text, args.partitions, args.rate, args.seconds, work)
-        print(f"steady: {st['published']} plans at {args.rate}/s "
-              f"({st['offered_rows_per_s']:,.0f} rows/s offered), processed {st['processed']}; "
-              f"latency p50 {st['p50_ms']:.0f} ms, p95 {st['p95_ms']:.0f} ms, "
-              f"max {st['max_ms']:.0f} ms over {st['measured']} plans", flush=True)
-        print(json.dumps({"capacity": cap, "steady": st}, default=str))
+        results["steady"] = []
+        for rate in [float(r) for r in args.rates.split(",") if r.strip()]:
+            st = steady(spark, args.bootstrap, text, args.partitions, rate, args.seconds, work)
+            results["steady"].append(st)
+            print(f"steady: {st['published']} plans at {rate:g}/s "
+                  f"({st['offered_rows_per_s']:,.0f} rows/s offered), sustained "
+                  f"{st['sustained_rows_per_s']:,.0f} rows/s in {st['batches']} batches, "
+                  f"caught up {st['drain_s_after_publish']:.1f}s after the last publish; "
+                  f"latency p50 {st['p50_ms']:.0f} ms, p95 {st['p95_ms']:.0f} ms, "
+                  f"max {st['max_ms']:.0f} ms over {st['measured']} plans", flush=True)
+        print(json.dumps(results, default=str))
     finally:
         spark.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -63,7 +63,11 @@ def read_plans(spark: SparkSession, settings: MetricsSettings) -> DataFrame:
               .option("kafka.isolation.level", "read_committed"))
     if settings.max_offsets_per_trigger:
         reader = reader.option("maxOffsetsPerTrigger", str(settings.max_offsets_per_trigger))
-    return reader.load()
+    # Plans are large (a 10,000-partition plan is about 1 MB of JSON) and the topic may have
+    # fewer partitions than there are cores, or one more (3 on 2 cores leaves a core idle for
+    # a third of each batch): split the offset ranges so every core gets an even share.
+    splits = settings.min_partitions or 2 * spark.sparkContext.defaultParallelism
+    return reader.option("minPartitions", str(splits)).load()
 
 
 class PlanBatchWriter:
@@ -78,8 +82,9 @@ class PlanBatchWriter:
         began = time.perf_counter()
         out = self.settings.output
         stamp = {"processed_at": F.current_timestamp()}
-        # The plans are parsed once, into ``flat`` (a few rows per plan); all else reads that.
-        flat = transform.flatten(transform.parse(batch)).persist()
+        # ``batch`` is already parsed and exploded (start_plans); ``flat`` is a few rows per
+        # plan and everything below reads it, so the plans are parsed once.
+        flat = transform.aggregate_pairs(batch).persist()
         try:
             plans = transform.plan_metrics(flat).withColumns(stamp).persist()
             totals = plans.agg(F.count(F.lit(1)), F.sum("partitions")).first()
@@ -171,7 +176,8 @@ def start_plans(spark: SparkSession, settings: MetricsSettings, counters: Counte
              settings.plans_topic, settings.metrics_topic, settings.output,
              redacted(spark_kafka_options(settings)))
     settings.output.mkdir(parents=True, exist_ok=True)
-    return (read_plans(spark, settings).writeStream
+    rows = transform.partition_rows(transform.parse(read_plans(spark, settings)))
+    return (rows.writeStream
             .queryName(f"rackwise_plans_{settings.plans_topic}")
             .option("checkpointLocation", str(settings.checkpoint_dir / "plans"))
             .foreachBatch(PlanBatchWriter(settings, counters))

@@ -43,6 +43,8 @@ class MetricsSettings(BaseSettings):
     starting_offsets: str = "earliest"
     watermark: str = "10 minutes"
     max_offsets_per_trigger: int | None = None
+    min_partitions: int | None = Field(
+        default=None, description="Spark tasks per batch reading plans; default 2 per core")
     kafka: dict[str, str] = Field(default_factory=dict)
 
     @property

@@ -102,16 +102,14 @@ REJECT_COLUMNS = ["key", "source_topic", "problems", "bad_value"]
 PAIR_KEYS = ["source_rack", "member_rack", "cross_rack"]
 
 
-def flatten(parsed: DataFrame) -> DataFrame:
-    """The one pass over the (large) plan documents of a batch.
+def partition_rows(parsed: DataFrame) -> DataFrame:
+    """One row per partition of every valid plan (and one row per rejected record).
 
-    One row per (plan record, source rack, member rack, cross_rack) with ``partitions`` and
-    ``weight`` summed, each row carrying the plan-level figures; a rejected record becomes a
-    single row with ``problems`` and ``bad_value`` set and no pair. Everything the sinks
-    need is derived from this small frame (:func:`plan_metrics`, :func:`rack_pairs`,
-    :func:`rejected`), so the JSON is parsed once per record. Partitions are exploded and
-    aggregated rather than summed with nested higher-order functions, because explode and
-    hash aggregation are compiled by Spark while lambdas are interpreted per element.
+    Each row carries its plan record's identity and plan-level figures, the rack pair it is
+    read across (``source_rack`` -> ``member_rack``), ``cross_rack`` and its weight ``w``; a
+    rejected record has ``problems`` and ``bad_value`` set and null pair columns. Stateless,
+    so the metrics job puts it inside the streaming query: its (large) expression tree is
+    then analysed once per query instead of once per micro-batch.
     """
     ok = F.size("problems") == 0
     members = parsed.select(
@@ -135,18 +133,31 @@ def flatten(parsed: DataFrame) -> DataFrame:
     source = F.when(cross, F.coalesce(F.array_min("p.replica_racks"), F.lit(UNKNOWN_RACK))) \
         .otherwise(member_rack)
     has_partition = F.col("p").isNotNull()
-    return (
-        parts.select(
-            *RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS,
-            F.when(has_partition, source).alias("source_rack"),
-            F.when(has_partition, member_rack).alias("member_rack"),
-            F.when(has_partition, cross).alias("cross_rack"),
-            F.when(has_partition, F.coalesce(F.col("p.weight"), F.lit(1.0))).alias("w"),
-        )
-        .groupBy(*RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS, *PAIR_KEYS)
-        .agg(F.count("w").alias("partitions"),
-             F.coalesce(F.sum("w"), F.lit(0.0)).alias("weight"))
+    return parts.select(
+        *RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS,
+        F.when(has_partition, source).alias("source_rack"),
+        F.when(has_partition, member_rack).alias("member_rack"),
+        F.when(has_partition, cross).alias("cross_rack"),
+        F.when(has_partition, F.coalesce(F.col("p.weight"), F.lit(1.0))).alias("w"),
     )
+
+
+def aggregate_pairs(rows: DataFrame) -> DataFrame:
+    """:func:`partition_rows` summed per (plan record, source rack, member rack, cross_rack):
+    ``partitions`` and ``weight``. A few rows per plan, so it is cheap to keep (persist) and
+    everything the sinks need is derived from it (:func:`plan_metrics`, :func:`rack_pairs`,
+    :func:`rejected`): the JSON is parsed once per record. Partitions are exploded and
+    aggregated rather than summed with nested higher-order functions, because explode and
+    hash aggregation are compiled by Spark while lambdas are interpreted per element.
+    """
+    return (rows.groupBy(*RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS, *PAIR_KEYS)
+            .agg(F.count("w").alias("partitions"),
+                 F.coalesce(F.sum("w"), F.lit(0.0)).alias("weight")))
+
+
+def flatten(parsed: DataFrame) -> DataFrame:
+    """``aggregate_pairs(partition_rows(parsed))``: the small per-pair frame of a batch."""
+    return aggregate_pairs(partition_rows(parsed))
 
 
 def rejected(flat: DataFrame) -> DataFrame:

@@ -37,8 +37,12 @@ PlanReason = Literal[
     "partitions-changed",
     "followup",
     "observed",
+    "recommended",
 ]
 PLAN_REASONS: tuple[str, ...] = PlanReason.__args__  # type: ignore[attr-defined]
+# Plans of observe mode: what a live group runs and what rackwise would run instead. They
+# describe a group rackwise does not plan, so members never follow them.
+OBSERVE_REASONS: tuple[str, ...] = ("observed", "recommended")
 
 
 class _Strict(BaseModel):

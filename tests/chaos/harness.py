@@ -338,3 +338,51 @@ class Figures:
         if path:
             with open(path, "a") as out:
                 out.write(json.dumps(self.doc, sort_keys=True) + "\n")
+
+
+class Chatter:
+    """Members that only heartbeat, from one producer: ``per_second`` records on every
+    subscriptions partition, as a busy cluster's members would send. (librdkafka emits no
+    PARTITION_EOF while records keep coming, which once kept a loading partition from ever
+    becoming ready.)"""
+
+    def __init__(self, bootstrap: str, settings: AgentSettings, topic: str, per_second: float,
+                 client: dict[str, Any] | None = None) -> None:
+        from confluent_kafka import Producer
+
+        from agent.routing import KIND_HEADER, group_partition, member_key
+        from protocol.consumer import encode_subscription, java_subscription
+
+        parts = settings.topics.partitions
+        self.groups: dict[int, str] = {}
+        n = 0
+        while len(self.groups) < parts:
+            name = f"chatter-{n}"
+            self.groups.setdefault(group_partition(name, parts), name)
+            n += 1
+        value = encode_subscription(java_subscription([topic], set(), rack_id="az1"), 3)
+        self._records = [(p, member_key(g, "c0"), value) for p, g in sorted(self.groups.items())]
+        self._header = [(KIND_HEADER, b"consumer")]
+        self._topic = settings.topics.subscriptions
+        self._producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5, **(client or {})})
+        self._period = 1.0 / per_second
+        self._stop = threading.Event()
+        self.sent = 0
+        self._thread = threading.Thread(target=self._run, name="chatter", daemon=True)
+
+    def start(self) -> Chatter:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._period):
+            for p, key, value in self._records:
+                self._producer.produce(self._topic, key=key, value=value, partition=p,
+                                       headers=self._header)
+                self.sent += 1
+            self._producer.poll(0)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self._producer.flush(10)

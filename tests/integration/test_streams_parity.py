@@ -7,8 +7,8 @@
     step objective (traffic x cross-rack changelog + non-overlap vs the start) is never
     higher, and Kafka's result lies inside our feasible set (same per-client counts, no
     standby beside its active).
-  Pipeline standby traffic is asserted only where the active step leaves it no choice
-  (identical actives, or standbys forced onto every other client). Elsewhere it is
+  Pipeline standby traffic is asserted only where it is fixed by the active step's optimum
+  (standbys forced onto every client but the active's). Elsewhere it is
   printed, not asserted: the active step often has several optima (equal cost) and the
   standby step's input -- which clients hold a task's active, hence which may hold its
   standbys -- depends on the one picked. Seed 273717244 (3 clients, 2 standbys) was such a
@@ -124,12 +124,15 @@ def test_never_costs_more_than_kafka(strategy: str, case: int) -> None:
         ours_step, kafka_step = step.cost(step.ours), step.cost(kafka.standby)
         print("standby-step objective on Kafka's actives: ours", ours_step, "kafka", kafka_step)
         assert ours_step <= kafka_step
-        stateful = inputs.tasks.stateful
-        same_actives = all(active[p] & stateful == kafka.active[p] & stateful for p in active)
+        # Every task on every client (replicas >= clients - 1; Kafka too, same copy count):
+        # the standby step has no freedom and standby traffic is fixed by the actives, so
+        # the tie-break towards least standby traffic among the active step's optima must
+        # not lose to Kafka's optimum (equal active objective).
         forced = all(
-            sum(t in active[p] | standby[p] for p in active) == len(active) for t in stateful
+            sum(t in active[p] | standby[p] for p in active) == len(active)
+            for t in inputs.tasks.stateful
         )
-        if same_actives or (forced and ours_obj == kafka_obj):
+        if forced and ours_obj == kafka_obj:
             assert ours_eval["standby_traffic"] <= kafka_eval["standby_traffic"]
     assert ours_eval["active_spread"] <= kafka_eval["active_spread"]
     if strategy == "balance_subtopology":

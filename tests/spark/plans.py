@@ -15,7 +15,10 @@ T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 RACKS = ("az1", "az2", "az3")
 
 
-def plan(group: str, generation: int, members: dict[str, tuple[str | None, list[tuple[int, list[str], float]]]],
+Members = dict[str, tuple[str | None, list[tuple[int, list[str], float]]]]
+
+
+def plan(group: str, generation: int, members: Members,
          *, minute: float, moved: int = 0, lower_bound: float | None = 0.0,
          reason: str = "initial") -> AssignmentPlan:
     """members: member id -> (rack, [(partition, replica racks, weight)]) on topic 'orders'."""
