@@ -61,8 +61,12 @@ lint: python-deps
 chaos: setup
 	RACKWISE_CHAOS_FULL=1 $(BIN)/python -m pytest -p no:cacheprovider -m chaos $(PYTEST_ARGS)
 
-demo: setup java
-	$(BIN)/rackwise demo
+# Testbed, agent, members in three racks, a replica move and the Spark metrics job; prints the
+# cross-rack figures before and after and the report's path, then stops everything it started.
+# Needs no Java peers (no `java` prerequisite). DEMO_ARGS="--keep" leaves the testbed up.
+DEMO_ARGS ?=
+demo: setup
+	$(BIN)/rackwise demo $(DEMO_ARGS)
 
 bench: setup java
 	@echo "see bench/README.md for each benchmark's command"

@@ -137,6 +137,9 @@ def _type_name(raw: Any) -> str:
 def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0) -> list[RawGroup]:
     """Every group whose id matches ``pattern`` (fnmatch), sorted by id.
 
+    One ``list_consumer_groups`` gives each group's type; one ``list_groups`` sweep
+    (ListGroups + DescribeGroups on every broker) gives every classic group with its members'
+    bytes, including protocol types ListConsumerGroups may leave out (e.g. ``connect``).
     Groups of another type (KIP-848 ``consumer``, ``share``, ``streams``) come back with that
     type and no members: DescribeGroups cannot describe them.
     """
@@ -145,25 +148,25 @@ def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0) -> list[R
     except Exception as exc:  # KafkaException or a bare KafkaError
         raise AuditError(f"cannot list groups: {exc}") from None
     types = {g.group_id: _type_name(g.type) for g in listing.valid}
-    names = sorted(g for g in types if fnmatch.fnmatchcase(g, pattern))
-    out: dict[str, RawGroup] = {}
+    try:
+        with warnings.catch_warnings():  # deprecated, but the one API with member bytes
+            warnings.simplefilter("ignore", DeprecationWarning)
+            described = {m.id: m for m in admin.list_groups(timeout=timeout) or []}
+    except Exception as exc:
+        raise AuditError(f"cannot describe groups: {exc}") from None
+    names = sorted(g for g in set(types) | set(described) if fnmatch.fnmatchcase(g, pattern))
+    out = []
     for gid in names:
-        if types[gid] not in ("classic", "unknown"):
-            out[gid] = RawGroup(gid, group_type=types[gid])
-            continue
-        try:
-            with warnings.catch_warnings():  # deprecated, but the one API with member bytes
-                warnings.simplefilter("ignore", DeprecationWarning)
-                described = admin.list_groups(gid, timeout=timeout)
-        except Exception as exc:
-            out[gid] = RawGroup(gid, group_type=types[gid], error=f"DescribeGroups failed: {exc}")
-            continue
-        for meta in described or []:
-            if meta.id != gid:
-                continue
-            out[gid] = RawGroup(
+        kind = types.get(gid, "classic")
+        meta = described.get(gid)
+        if kind not in ("classic", "unknown"):
+            out.append(RawGroup(gid, group_type=kind))
+        elif meta is None:
+            out.append(RawGroup(gid, group_type=kind, state="Dead"))
+        else:
+            out.append(RawGroup(
                 gid,
-                group_type=types[gid],
+                group_type=kind,
                 state=str(meta.state or ""),
                 protocol_type=str(meta.protocol_type or ""),
                 protocol=str(meta.protocol or ""),
@@ -178,9 +181,8 @@ def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0) -> list[R
                     for m in meta.members
                 ),
                 error=str(meta.error) if meta.error else None,
-            )
-        out.setdefault(gid, RawGroup(gid, group_type=types[gid], state="Dead"))
-    return [out[g] for g in sorted(out)]
+            ))
+    return out
 
 
 # ---- 2. one group --------------------------------------------------------------------------------

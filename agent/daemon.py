@@ -38,6 +38,10 @@ from agent.topics import ensure_topics, partition_counts
 
 log = structlog.get_logger("rackwise.agent")
 
+# Dead letters keep at most this much of the original value (librdkafka's default
+# message.max.bytes is 1,000,000 and the key and headers must fit beside it).
+DEAD_LETTER_MAX_VALUE = 512 * 1024
+
 
 class Agent:
     """One agent instance. ``run()`` blocks until ``stop()`` (or SIGTERM/SIGINT)."""
@@ -233,7 +237,7 @@ class Agent:
             self._dead_letter(msg, exc.reason, exc.detail)
             change = None
         if loading:
-            pass  # CHAOS-TEMP-REVERT
+            self._loaded_through(p, msg.offset())
         elif change is not None and change.reason:
             self._trigger(change.group_id, change.reason, dict(change.detail))
 
@@ -264,12 +268,24 @@ class Agent:
             ("rackwise-source", f"{msg.topic()}/{msg.partition()}/{msg.offset()}".encode()),
             ("rackwise-agent", self.settings.instance_id.encode()),
         ]
-        try:
-            self.dlq.produce(
-                self.settings.topics.deadletter, key=msg.key(), value=msg.value(), headers=headers
-            )
-        except (KafkaException, BufferError) as exc:
-            log.error("dead letter not written", error=str(exc))
+        value = msg.value()
+        if value is not None and len(value) > DEAD_LETTER_MAX_VALUE:
+            # A record at the broker's size limit no longer fits once our headers are added.
+            headers.append(("rackwise-truncated-from", str(len(value)).encode()))
+            value = value[:DEAD_LETTER_MAX_VALUE]
+        for _ in range(100):
+            try:
+                self.dlq.produce(
+                    self.settings.topics.deadletter, key=msg.key(), value=value, headers=headers
+                )
+                break
+            except BufferError:  # the producer's queue is full: let it drain, do not drop
+                self.dlq.poll(0.1)
+            except KafkaException as exc:
+                log.error("dead letter not written", error=str(exc))
+                break
+        else:
+            log.error("dead letter not written", error="producer queue stayed full")
         self.metrics.dead_letters.labels(reason).inc()
         log.warning(
             "input rejected",

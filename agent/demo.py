@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shutil
 import signal
@@ -30,66 +31,20 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent import testbed
+from agent.demo_layout import PARTITIONS, Layout, Names, agent_settings, settled
 from protocol.errors import RackwiseError
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "out" / "demo"
-PARTITIONS = 6
-MOVED_PARTITIONS = (0, 1)
 RECORDS_PER_TOPIC = 600
-CONSUMER_GROUP = "demo-orders"
-STREAMS_GROUP = "demo-clicks"
-# Quick rack watching so the re-plan follows the move within seconds (defaults: 30 s / 60 s).
-METADATA = {"interval_s": 2.0, "debounce_s": 3.0}
-STREAMS_CONFIG = {"num_standby_replicas": 0, "rack_aware_assignment_strategy": "min_traffic"}
 
 
 class DemoError(RackwiseError):
     """The demo cannot go on; the message says what failed and where its log is."""
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Three brokers, one per rack; the skewed placement and the move that fixes it.
-
-    With brokers 1/2/3 in az1/az2/az3: partition p lives on [1, 2] (even p) or [2, 1] (odd
-    p); the move puts one replica of partitions 0 and 1 on broker 3: [1, 3] and [2, 3].
-    """
-
-    brokers: tuple[int, int, int]
-    racks: tuple[str, str, str]
-
-    def skewed(self) -> list[list[int]]:
-        a, b, _ = self.brokers
-        return [[a, b] if p % 2 == 0 else [b, a] for p in range(PARTITIONS)]
-
-    def moved(self) -> dict[int, list[int]]:
-        skewed, third = self.skewed(), self.brokers[2]
-        return {p: [skewed[p][0], third] for p in MOVED_PARTITIONS}
-
-
-@dataclass(frozen=True)
-class Names:
-    """Topic and group names; ``tag`` keeps a run apart on a cluster that was already up."""
-
-    tag: str = ""
-
-    def __getattr__(self, item: str) -> str:
-        base = {
-            "orders": "demo.orders", "clicks": "demo.clicks",
-            "subscriptions": "rackwise.subscriptions", "plans": "rackwise.plans",
-            "control": "rackwise.control", "deadletter": "rackwise.deadletter",
-            "metrics": "rackwise.crt-metrics", "agents": "rackwise-agent",
-            "consumer_group": CONSUMER_GROUP, "streams_group": STREAMS_GROUP,
-        }
-        if item not in base:
-            raise AttributeError(item)
-        return base[item] + self.tag
 
 
 class Demo:
@@ -113,6 +68,8 @@ class Demo:
 
     # ---- the run -------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
+        self._say("rackwise demo: Kafka in 3 racks, 2 groups of members, one replica move, the "
+                  "Spark metrics job (a few minutes)")
         with contextlib.ExitStack() as stack:
             self._prepare_dirs()
             self._cluster(stack)
@@ -123,6 +80,8 @@ class Demo:
             members = self._start_members(stack, layout)
             before_plans = self._wait_stable(readers, after=None)
             self._show_plans(before_plans)
+            self.say(f"  {layout.racks[2]} holds no replica, so its members must read across "
+                     "racks: the plans above are the best possible (cross-rack = lower bound)")
             spark = self._spark(stack)
             before = self._metrics(spark, "before the move")
             self._move(layout)
@@ -223,26 +182,8 @@ class Demo:
 
     # ---- the agent -----------------------------------------------------------------------
     def _agent_config(self) -> Path:
-        n = self.names
-        config = {
-            "instance_id": f"demo-agent{n.tag}",
-            "transactional_id_prefix": f"rackwise-demo{n.tag}",
-            "topics": {"subscriptions": n.subscriptions, "plans": n.plans, "control": n.control,
-                       "deadletter": n.deadletter, "partitions": 3},
-            "input": {"group_id": n.agents, "session_timeout_ms": 10_000},
-            "metadata": METADATA,
-            "planner": {
-                "rules": [{"pattern": n.consumer_group, "assignor": "rack-optimal"}],
-                "streams_topologies": {n.streams_group: {"subtopologies": [{
-                    "id": 0, "source_topics": [n.clicks],
-                    "changelog_topics": [f"{n.streams_group}-counts-changelog"],
-                    "stateful": True}]}},
-                "streams_config": STREAMS_CONFIG,
-            },
-            "log": {"format": "json"},
-        }
         path = self.work / "agent.json"
-        path.write_text(json.dumps(config, indent=2) + "\n")
+        path.write_text(json.dumps(agent_settings(self.names), indent=2) + "\n")
         return path
 
     def _start_agent(self, stack: contextlib.ExitStack) -> subprocess.Popen[bytes]:
@@ -338,7 +279,7 @@ class Demo:
                 self.say(f"agent re-planned {group}: generation {changed.generation}, "
                          "reason replica-racks-changed")
             plans[group] = reader.wait_plan(
-                lambda p, f=floor: p.generation > f and _settled(p), timeout)
+                lambda p, f=floor: p.generation > f and settled(p), timeout)
         return plans
 
     def _show_plans(self, plans: dict[str, Any]) -> None:
@@ -389,22 +330,10 @@ class Demo:
     def _spark(self, stack: contextlib.ExitStack) -> Any:
         from metrics.session import build_session
 
-        self.say("starting Spark (local[2]) for the metrics job")
-        log_path = self.work / "spark.log"
-        # The JVM inherits stdout/stderr when it starts: point them at a log file meanwhile.
-        saved = [os.dup(1), os.dup(2)]
-        with open(log_path, "ab") as log:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-            try:
-                spark = build_session("local[2]", app_name="rackwise-demo")
-            finally:
-                os.dup2(saved[0], 1)
-                os.dup2(saved[1], 2)
-                for fd in saved:
-                    os.close(fd)
+        self.say("starting Spark (local[2]) for the metrics job: the slowest step, about a minute")
+        # The JVM inherits stdout/stderr when it starts: they go to spark.log for good.
+        with _output_to(self.work / "spark.log"):
+            spark = build_session("local[2]", app_name="rackwise-demo")
         stack.callback(self._stop_spark, spark)
         return spark
 
@@ -417,9 +346,10 @@ class Demo:
         from metrics.report import load
 
         began = time.monotonic()
-        counters = run_available_now(
-            self.bootstrap, self.out / "crt", plans_topic=self.names.plans,
-            metrics_topic=self.names.metrics, spark=spark, timeout=300)
+        with _output_to(self.work / "spark.log"):  # librdkafka and Spark chatter
+            counters = run_available_now(
+                self.bootstrap, self.out / "crt", plans_topic=self.names.plans,
+                metrics_topic=self.names.metrics, spark=spark, timeout=300)
         self.say(f"metrics job ({when}): {counters['plans']} new plans read in "
                  f"{time.monotonic() - began:.0f}s, {counters['rejected']} rejected")
         rows = load(self.out / "crt").plans
@@ -477,18 +407,9 @@ class Demo:
                     f"    {group:<14}{g['kind']:<10}{when + ' (gen ' + str(f['generation']) + ')':<15}"
                     f"{str(f['cross_rack_partitions']) + ' of ' + str(f['partitions']):>22}"
                     f"{_fmt(f['traffic_cost']):>14}{_fmt(f['lower_bound']):>13}")
-        self._say(f"    members read {summary['records_read']} records in all "
-                  f"({2 * RECORDS_PER_TOPIC} written)")
+        self._say(f"    the members consumed {summary['records_read']} records of the two topics")
         self._say(f"    report: {summary['report']}")
         self._say(f"    figures as JSON: {self.out / 'summary.json'}")
-
-
-def _settled(plan: Any) -> bool:
-    if len(plan.members) != 3 or plan.withheld:
-        return False
-    if plan.kind == "streams":
-        return sum(len(m.active_tasks) for m in plan.members) == PARTITIONS
-    return sum(len(m.partitions) for m in plan.members) == PARTITIONS
 
 
 def _num(value: Any) -> float | None:
@@ -496,7 +417,7 @@ def _num(value: Any) -> float | None:
         f = float(value)
     except (TypeError, ValueError):
         return None
-    return None if f != f else f  # NaN: the plan had no lower bound
+    return None if math.isnan(f) else f  # NaN: the plan had no lower bound
 
 
 def _fmt(value: float | None) -> str:
@@ -513,6 +434,29 @@ def _tail(path: Path, lines: int = 20) -> str:
     with contextlib.suppress(OSError):
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     return "(no log)"
+
+
+@contextlib.contextmanager
+def _output_to(path: Path) -> Iterator[None]:
+    """Point file descriptors 1 and 2 at ``path`` meanwhile: child processes started inside
+    (Spark's JVM) and C libraries (librdkafka) write there; Python exceptions still raise."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        with open(path, "ab") as log:
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            try:
+                yield
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+    finally:
+        for fd in saved:
+            os.close(fd)
 
 
 @contextlib.contextmanager

@@ -1,14 +1,17 @@
 """Benchmark of the metrics job: plan-partition rows/s on local Spark, and plan -> metric latency.
 
-Two phases against a real Kafka cluster (the local testbed by default), each on fresh topics:
+Phases against a real Kafka cluster (the local testbed by default), each on fresh topics, in
+one SparkSession (local[2]); every plan has PARTITIONS partitions over 30 members in 3 racks:
 
-1. capacity: PRELOAD plans of PARTITIONS partitions each are published first, then the job runs
-   with an available-now trigger; rows/s = plan-partitions / (end of the last micro-batch of
-   either query - start of the first), so JVM and query start-up are not counted.
-2. steady: the job runs with a 1 s processing-time trigger while plans are published at RATE
-   plans/s for SECONDS; latency = the Kafka timestamp of a plan's metric message on the metrics
-   topic - the Kafka timestamp of the plan itself (published_at). Reported: p50/p95/max, and
-   whether the job kept up (plans processed by the end / plans published).
+0. warm-up: WARMUP plans through the plans query, untimed (JIT, codegen, connector start).
+1. capacity: PRELOAD plans are published first, then the plans query runs with an
+   available-now trigger and maxOffsetsPerTrigger PER_TRIGGER; rows/s = plan-partitions /
+   (end of its last micro-batch - start of its first), plus the Spark JVM's CPU seconds
+   over the same run (rows per CPU-second does not depend on what else the machine runs).
+2. steady, once per rate in RATES: both queries run with 1 s processing-time triggers while
+   plans are published at RATE plans/s for SECONDS. Sustained rows/s = rows processed /
+   (first publish -> last plan processed); latency = Kafka timestamp of a plan's row on the
+   metrics topic - Kafka timestamp of the plan record (its published_at): p50/p95/max.
 
     .venv/bin/python bench/bench_metrics.py [--bootstrap B] [--partitions 10000]
         [--warmup 20] [--preload 200] [--per-trigger 100] [--rates 10,20] [--seconds 60]
@@ -118,6 +121,14 @@ def _topics(bootstrap: str) -> tuple[str, str]:
     return names
 
 
+def _jvm_cpu_seconds(spark: Any) -> float:
+    """CPU time (user + system) of the Spark driver JVM so far, from /proc: a figure that,
+    unlike wall time, does not depend on what else runs on a shared machine."""
+    pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def capacity(spark: Any, bootstrap: str, text: str, plans: int, per_trigger: int,
              work: Path, name: str = "capacity") -> dict[str, Any]:
     """Preload ``plans`` plans, then one available-now run of the plans query over them."""
@@ -127,12 +138,17 @@ def capacity(spark: Any, bootstrap: str, text: str, plans: int, per_trigger: int
                                metrics_topic=metrics_topic, output=work / name,
                                max_offsets_per_trigger=per_trigger)
     counters = job.Counters()
+    cpu = _jvm_cpu_seconds(spark)
+    load = os.getloadavg()[0]
     query = job.start_plans(spark, settings, counters, available_now=True)
     job.await_all([query], timeout=900)
     span = _span([query])
+    cpu = _jvm_cpu_seconds(spark) - cpu
     assert counters.plans == plans, counters
     return {"plans": plans, "rows": counters.partitions, "seconds": span,
-            "rows_per_s": counters.partitions / span, "batches": counters.batches}
+            "rows_per_s": counters.partitions / span, "batches": counters.batches,
+            "jvm_cpu_s": cpu, "rows_per_cpu_s": counters.partitions / cpu,
+            "load_before": load, "load_after": os.getloadavg()[0]}
 
 
 def _idle(queries: list[Any], timeout: float = 60) -> None:
@@ -167,7 +183,7 @@ def steady(spark: Any, bootstrap: str, text: str, partitions: int, rate: float, 
     for q in queries:
         q.stop()
     latencies = _latencies(bootstrap, metrics_topic, count)
-    return {"rate": rate, "published": count, "publish_seconds": took,
+    return {"rate": rate, "load_after": os.getloadavg()[0], "published": count, "publish_seconds": took,
             "processed": counters.plans, "batches": counters.batches,
             "offered_rows_per_s": count * partitions / took,
             "sustained_rows_per_s": counters.partitions / (done - began),
@@ -225,7 +241,9 @@ def main() -> int:
         cap = capacity(spark, args.bootstrap, text, args.preload, args.per_trigger, work)
         results["capacity"] = cap
         print(f"capacity: {cap['rows']:,} plan-partition rows in {cap['seconds']:.1f}s = "
-              f"{cap['rows_per_s']:,.0f} rows/s ({cap['batches']} batches)", flush=True)
+              f"{cap['rows_per_s']:,.0f} rows/s ({cap['batches']} batches); Spark JVM CPU "
+              f"{cap['jvm_cpu_s']:.1f}s = {cap['rows_per_cpu_s']:,.0f} rows per CPU-second; "
+              f"load average {cap['load_before']:.1f} -> {cap['load_after']:.1f}", flush=True)
         results["steady"] = []
         for rate in [float(r) for r in args.rates.split(",") if r.strip()]:
             st = steady(spark, args.bootstrap, text, args.partitions, rate, args.seconds, work)

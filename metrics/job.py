@@ -1,25 +1,33 @@
 """The Structured Streaming job: rackwise.plans -> CRT metrics (topic + Parquet).
 
-Two queries read the plans topic, each with its own checkpoint under ``--checkpoint``:
+Two queries, each with its own checkpoint under ``--checkpoint`` (default OUTPUT/_checkpoints):
 
-``plans``    stateless. Per micro-batch (foreachBatch): parse every record with the schema
-             derived from the plan model; valid plans -> ``plan_metrics`` (one row per group
-             and generation) and ``rack_pairs``; everything else -> ``rejected`` with the
-             reason; per-batch counts -> ``batches``. The metrics topic gets plan and
-             rack-pair rows.
-``windows``  stateful. Plan metrics by event time (the plan's created_at) in 1-minute and
-             1-hour tumbling windows, with a watermark (default 10 minutes) after which late
-             plans are dropped and window state is evicted; duplicates of one
-             (group_id, generation) within the watermark are dropped. Update mode, so
-             dashboards and ``--available-now`` runs see open windows too.
+``plans``    stateless; reads the plans topic. Inside the streaming query each record is
+             parsed with the Spark schema derived from the plan model, checked against the
+             model's rules and exploded to one row per assigned partition
+             (transform.partition_rows). Per micro-batch (foreachBatch) those rows are summed
+             per plan and rack pair into a small frame, and from it: valid plans ->
+             ``plan_metrics`` (one row per group and generation) and ``rack_pairs``; malformed
+             records -> ``rejected`` with the reason (never a failed query); per-batch counts
+             -> ``batches``. The metrics topic gets the plan and rack-pair rows as JSON.
+``windows``  stateful; reads the ``plan`` rows back from the metrics topic (small JSON, so the
+             plans are parsed once). 1-minute and 1-hour tumbling windows on event time (the
+             plan's created_at) with a watermark (default 10 minutes) after which late plans
+             are dropped and window state is evicted; duplicates of one (group_id, generation)
+             within the watermark are dropped. Update mode, so dashboards and
+             ``--available-now`` runs see open windows too. Written to the ``windows`` table
+             and to the metrics topic.
 
-Both read with isolation.level=read_committed: plans from a fenced agent's aborted
-transaction are never counted. See metrics/sinks.py for why a restart counts nothing twice.
+The plans topic is read with isolation.level=read_committed: plans from a fenced agent's
+aborted transaction are never counted. See metrics/sinks.py for why a restart counts nothing
+twice. Entry points: :func:`run` (the CLI), :func:`run_available_now` (the demo and tests),
+:func:`start` / :func:`run_once` (the benchmark).
 """
-
 from __future__ import annotations
 
 import logging
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,14 +253,51 @@ def run(settings: MetricsSettings, available_now: bool = False,
     if available_now:
         run_once(spark, settings, counters, timeout)
         return counters
-    queries = start(spark, settings, counters)
+    stopping = threading.Event()
+    handlers: dict[int, Any] = {}
+    # The handlers only set a flag. PySpark's own SIGINT handler cancels running jobs from
+    # inside the signal, which interrupts a Parquet or Kafka write half-way and prints py4j
+    # tracebacks; a restart would redo that batch correctly, but stopping between batches is
+    # cleaner and leaves nothing to redo.
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handlers[sig] = signal.signal(sig, lambda *_: stopping.set())
     try:
-        await_all(queries, timeout)
-    except KeyboardInterrupt:
-        log.info("stopping the metrics job")
-        for q in queries:
-            q.stop()
+        queries = start(spark, settings, counters)
+        serve(queries, timeout, stopping)
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
     return counters
+
+
+def serve(queries: list[StreamingQuery], timeout: float | None = None,
+          stopping: threading.Event | None = None) -> None:
+    """Keep running queries until ``stopping`` is set (or ``timeout``), then stop them
+    between micro-batches; re-raise a query's failure."""
+    stopping = stopping or threading.Event()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        while not stopping.is_set() and all(q.isActive for q in queries):
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            stopping.wait(0.5)
+        log.info("stopping the metrics job")
+        _wait_between_batches(queries)
+    finally:
+        for q in queries:
+            if q.isActive:
+                q.stop()
+    for q in queries:
+        if q.exception() is not None:
+            raise RuntimeError(f"query {q.name} failed: {q.exception()}")
+
+
+def _wait_between_batches(queries: list[StreamingQuery], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and any(
+            q.isActive and q.status["isTriggerActive"] for q in queries):
+        time.sleep(0.2)
 
 
 def run_available_now(bootstrap: str, output: str | Path, checkpoint: str | Path | None = None,
@@ -260,7 +305,21 @@ def run_available_now(bootstrap: str, output: str | Path, checkpoint: str | Path
                       metrics_topic: str = "rackwise.crt-metrics", master: str = "local[2]",
                       spark: SparkSession | None = None, timeout: float | None = 600,
                       **overrides: Any) -> dict[str, Any]:
-    """Process everything in the plans topic once and return the counters (for the demo)."""
+    """Process everything in the plans topic once, then return; a stable entry point.
+
+    Runs the ``plans`` query with an available-now trigger until it has caught up with the
+    plans topic, then the ``windows`` query the same way; both resume from their checkpoints
+    (``checkpoint``, default ``<output>/_checkpoints``), so calling it again only processes
+    what arrived since. Tables go under ``output`` (read them with metrics.report.load or
+    metrics.sinks.read_table); rows also go to ``metrics_topic`` (created if missing).
+    ``spark``: an existing session to reuse (one is built with the connector jars
+    otherwise; it is not stopped). ``overrides``: any other MetricsSettings field, e.g.
+    ``watermark="1 hour"`` or ``kafka={...}``. Raises TimeoutError after ``timeout`` seconds
+    and RuntimeError if a query fails.
+
+    Returns the counters of this call: ``{"batches", "plans", "partitions", "rejected",
+    "window_batches", "rejected_reasons": {reason: count}}``.
+    """
     settings = MetricsSettings(bootstrap=bootstrap, output=Path(output),
                                checkpoint=Path(checkpoint) if checkpoint else None,
                                plans_topic=plans_topic, metrics_topic=metrics_topic,

@@ -70,29 +70,51 @@ def load(input_dir: Path) -> ReportData:
     return ReportData(plans=plans, pairs=pairs, rejected=rejected)
 
 
+MAX_GROUPS_OVER_TIME = 12
+
+
 def chart_crt_over_time(plans: pd.DataFrame, path: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(9, 4.5), dpi=110)
-    for group, rows in plans.sort_values("event_time").groupby("group_id", sort=True):
-        ax.step(rows["event_time"], rows["cross_rack_partitions"], where="post",
-                marker="o", label=str(group))
-        last = rows.iloc[-1]
-        ax.annotate(f"gen {last['generation']}", (last["event_time"], last["cross_rack_partitions"]),
-                    textcoords="offset points", xytext=(4, 4), fontsize=8)
+    """One small panel per group, sharing the time axis: lines of several groups on one
+    axis hide each other (many sit at 0), a panel each keeps every group readable."""
+    peak = plans.groupby("group_id")["cross_rack_partitions"].max()
+    # the groups with the most cross-rack partitions first; ties by name
+    ranked = sorted(peak.index, key=lambda g: (-peak[g], str(g)))
+    shown = ranked[:MAX_GROUPS_OVER_TIME]
+    rows = len(shown)
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 0.6 + 1.35 * rows), dpi=110, sharex=True,
+                             squeeze=False)
     start, end = plans["event_time"].min(), plans["event_time"].max()
-    if end - start < pd.Timedelta(minutes=2):  # one instant: give it some room, not years
-        ax.set_xlim(start - pd.Timedelta(minutes=1), end + pd.Timedelta(minutes=1))
+    pad = max((end - start) * 0.04, pd.Timedelta(seconds=10))
+    colours = plt.get_cmap("tab10")
+    for i, (ax, group) in enumerate(zip(axes[:, 0], shown, strict=True)):
+        mine = plans[plans["group_id"] == group].sort_values("event_time")
+        times = list(mine["event_time"]) + [end + pad]  # hold the last value to the edge
+        values = list(mine["cross_rack_partitions"]) + [mine["cross_rack_partitions"].iloc[-1]]
+        colour = colours(i % 10)
+        ax.step(times, values, where="post", color=colour, linewidth=1.6)
+        ax.plot(mine["event_time"], mine["cross_rack_partitions"], "o", color=colour,
+                markersize=4)
+        last = mine.iloc[-1]
+        ax.annotate(f"{last['cross_rack_partitions']} of {last['partitions']} "
+                    f"(gen {last['generation']})", xy=(1.0, 0.5), xycoords="axes fraction",
+                    xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
+        ax.set_ylabel(str(group), rotation=0, ha="right", va="center", fontsize=9)
+        top = max(1, int(mine["cross_rack_partitions"].max()))
+        ax.set_ylim(-0.05 * top, top * 1.25)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=3, integer=True))
+        ax.tick_params(axis="y", labelsize=8)
+        ax.grid(alpha=0.3)
+    axes[-1, 0].set_xlim(start - pad, end + pad)
     locator = mdates.AutoDateLocator()
-    ax.xaxis.set_major_locator(locator)
-    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_title("Cross-rack partitions per plan, by group")
-    ax.set_xlabel("plan created at (UTC)")
-    ax.set_ylabel("cross-rack partitions")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(title="group", fontsize=8, loc="best")
+    axes[-1, 0].xaxis.set_major_locator(locator)
+    axes[-1, 0].xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    axes[-1, 0].set_xlabel("plan created at (UTC)")
+    title = "Cross-rack partitions of each plan, by group (right: latest)"
+    if len(ranked) > rows:
+        title += f"\n{rows} of {len(ranked)} groups shown, the most cross-rack first"
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
 
@@ -173,6 +195,7 @@ _COLUMNS = [("group_id", "group"), ("generation", "generation"), ("kind", "kind"
             ("cross_rack_partitions", "cross-rack"), ("cross_rack_ratio", "ratio"),
             ("traffic_cost", "traffic cost"), ("lower_bound", "lower bound"),
             ("load_spread", "load spread"), ("moved_partitions", "moved"),
+            ("withheld_partitions", "withheld"),
             ("standby_rack_diversity", "standby rack diversity")]
 
 
@@ -182,6 +205,10 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     return html.escape(str(value))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def render_page(data: ReportData, out: Path, charts: list[Path]) -> Path:
@@ -198,8 +225,8 @@ def render_page(data: ReportData, out: Path, charts: list[Path]) -> Path:
 table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:4px 8px;text-align:right}}
 figure{{margin:1.5em 0}}img{{max-width:100%}}</style></head>
 <body><h1>Cross-rack traffic (CRT) report</h1>
-<p>{len(data.plans)} plans of {latest.shape[0]} groups; {data.rejected} malformed plan records
-set aside.</p>
+<p>{_count(len(data.plans), "plan")} of {_count(latest.shape[0], "group")};
+{_count(data.rejected, "malformed plan record")} set aside.</p>
 <h2>Latest plan of each group</h2>
 <table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>
 <h2>Charts</h2>{images}

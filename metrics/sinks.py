@@ -7,11 +7,14 @@ Idempotence, so that a restart from the checkpoint never counts anything twice:
   ``<output>/<table>/batch_id=<N>/`` in overwrite mode: a replayed batch replaces its own
   earlier attempt instead of adding to it.
 * Plan metrics and rack pairs are keyed by (group_id, generation): a plan is one Kafka record,
-  so all its rows are computed inside one batch, with no streaming state at all.
+  so all its rows are computed inside one batch, with no streaming state at all. A plan
+  published twice (a retried send) gives two records; readers keep one (:func:`latest_plans`).
 * Window aggregates are emitted in update mode: a window's row is re-emitted whenever a plan
   falls into it, each time with the running totals from checkpointed state. The newest
   ``batch_id`` of a (window, window_start, group_id) is its current value
-  (:func:`latest_windows`); duplicate plan records are dropped before counting.
+  (:func:`latest_windows`). The windows query reads the plan rows from the metrics topic,
+  where a replayed plans batch sends them again: those duplicates, like a plan published
+  twice, are dropped by (group_id, generation) within the watermark before counting.
 * The metrics topic gets the same rows as JSON keyed by what identifies them, so a replayed
   send (the Kafka sink is at-least-once) is the same key and value again: an upsert.
 """

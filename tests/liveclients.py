@@ -9,6 +9,7 @@ the count is an independent check of ``rackwise audit``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import subprocess
@@ -133,7 +134,7 @@ class StreamsApps:
         self._lock = threading.Lock()
         self._stderr: list[Any] = []
         for rack in racks:
-            err = tempfile.TemporaryFile(mode="w+")
+            err = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open while the app runs
             self._stderr.append(err)
             proc = subprocess.Popen(
                 [java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", cp, STREAMS_MAIN,
@@ -160,11 +161,9 @@ class StreamsApps:
     def ask(self) -> None:
         for _, proc in self.procs:
             if proc.poll() is None and proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):  # the app exited; settle() reports it
                     proc.stdin.write("\n")
                     proc.stdin.flush()
-                except (BrokenPipeError, OSError):
-                    pass
 
     def owned(self) -> dict[str, tuple[str, list[int]]]:
         """rack -> (rack, partitions of the input topic its active tasks read)."""
@@ -209,13 +208,13 @@ class StreamsApps:
     def close(self) -> None:
         for _, proc in self.procs:
             if proc.stdin is not None:
-                try:
+                with contextlib.suppress(OSError):
                     proc.stdin.close()
-                except OSError:
-                    pass
         for _, proc in self.procs:
             try:
                 proc.wait(60)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(10)
+        for err in self._stderr:
+            err.close()

@@ -26,7 +26,8 @@ def register(subparsers: Any) -> None:
     run_p.add_argument("--plans-topic", help="default: rackwise.plans")
     run_p.add_argument("--metrics-topic", help="default: rackwise.crt-metrics")
     run_p.add_argument("--watermark", help="event-time watermark delay (default: 10 minutes)")
-    run_p.add_argument("--timeout", type=float, help="with --available-now: give up after this many seconds")
+    run_p.add_argument("--timeout", type=float,
+                       help="stop after this many seconds (with --available-now: give up, exit 1)")
     run_p.set_defaults(func=run)
 
 
@@ -40,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
              "checkpoint": args.checkpoint, "plans_topic": args.plans_topic,
              "metrics_topic": args.metrics_topic, "watermark": args.watermark}
     settings = MetricsSettings(**{k: v for k, v in given.items() if v is not None})
-    counters = run_job(settings, available_now=args.available_now, timeout=args.timeout)
+    try:
+        counters = run_job(settings, available_now=args.available_now, timeout=args.timeout)
+    except (TimeoutError, RuntimeError) as exc:  # a query failed or did not finish in time
+        print(f"rackwise metrics run: error: {exc}", file=sys.stderr)
+        return 1
     print(json.dumps({"output": str(settings.output), **counters.as_dict()}), flush=True)
     return 0

@@ -191,12 +191,15 @@ class AgentProcess:
             return {}
 
     def metric(self, name: str, labels: str = "") -> float:
-        """One sample of the Prometheus text (0 if absent), e.g. metric("x_total", 'reason="a"')."""
-        want = f"{name}{{{labels}}}" if labels else name
+        """A Prometheus sample summed over its labels (0 if absent); ``labels`` selects one,
+        e.g. metric("x_total", 'reason="a"')."""
+        total = 0.0
         for line in self.scrape().splitlines():
-            if line.startswith(want + " "):
-                return float(line.split()[-1])
-        return 0.0
+            sample, _, value = line.rpartition(" ")
+            base, _, rest = sample.partition("{")
+            if base == name and (not labels or rest.rstrip("}") == labels):
+                total += float(value)
+        return total
 
 
 class ChaosMember(MemberLoop):

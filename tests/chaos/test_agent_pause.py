@@ -48,6 +48,7 @@ def test_paused_agent_is_fenced_and_the_other_takes_over(
     config = agent_config(bootstrap, unique_name)
     settings = settings_of(config)
     consumer_session_s = int(config["kafka"]["session.timeout.ms"]) / 1000
+    member_session_s = settings.input.session_timeout_ms / 1000
     figures = Figures("agent-pause", seed)
     ownership = Ownership()
     a = AgentProcess(config, workdir, "a").start()
@@ -93,7 +94,9 @@ def test_paused_agent_is_fenced_and_the_other_takes_over(
         wait_until(lambda: size(target) == 3, 90,
                    "the other agent never planned the paused agent's group")
         takeover = time.monotonic() - paused_at
-        pause_s = max(consumer_session_s * 2, takeover + 2)
+        # Past the members' session timeout too: on resume the stale agent sees every member
+        # silent for longer than that, so it tries to expire them all, and must be fenced.
+        pause_s = max(member_session_s + 4, takeover + 2)
         time.sleep(max(0.0, pause_s - (time.monotonic() - paused_at)))
         b_parts = set(b.health().get("ready_partitions", []))
         a.signal(signal.SIGCONT)
@@ -109,6 +112,13 @@ def test_paused_agent_is_fenced_and_the_other_takes_over(
         members.append(late)
         wait_until(lambda: size(target) == 4, 60,
                    "no plan for a change after the resume")
+        time.sleep(3)
+        final = newest()
+        live = {}
+        for m in members:
+            live.setdefault(m.key[0], set()).add(m.key[1])
+        wrong = {g: sorted(x.member_id for x in final[g].members) for g in GROUPS
+                 if {x.member_id for x in final[g].members} != live[g]}
     finally:
         for m in members:
             m.stop()
@@ -135,6 +145,8 @@ def test_paused_agent_is_fenced_and_the_other_takes_over(
     figures["pause_s"] = round(pause_s, 1)
     figures["takeover_plan_after_pause_s"] = round(takeover, 2)
     figures["a_groups"] = len(a_groups)
+    figures["member_session_timeout_s"] = member_session_s
+    figures["a_expiries_after_resume"] = len(a.events("member expired"))
     figures["generations_before"] = before
     figures["a_failed_transactions_after_resume"] = len(fenced_logs)
     figures["a_fenced_transactions"] = sum(1 for d in fenced_logs if d.get("fenced"))
@@ -147,6 +159,7 @@ def test_paused_agent_is_fenced_and_the_other_takes_over(
     figures["paused_at"] = paused_wall
     figures.write()
 
+    assert not wrong, f"the stale agent's expiries got through: {wrong}"
     assert not generation_problems(committed), generation_problems(committed)
     assert not stale, f"the paused agent committed after it was fenced: {stale[:3]}"
     assert not ownership.conflicts, ownership.conflicts[:5]

@@ -52,7 +52,8 @@ def _layout(admin: Any, topic: str, case: int) -> int:
     print(f"seed={seed} (RACKWISE_AUDIT_SEED={SEED})")
     rng = random.Random(seed)
     partitions = rng.choice([12, 18])
-    placement = skewed_placement(rng, partitions, rng.choice([1, 2]), _brokers(admin), "az1", 0.7)
+    # rf 1 and most leaders in az1: a balanced group must read some partitions across racks
+    placement = skewed_placement(rng, partitions, 1, _brokers(admin), "az1", 0.7)
     make_topic(admin, topic, placement)
     return partitions
 

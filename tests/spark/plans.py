@@ -45,6 +45,31 @@ def plan(group: str, generation: int, members: Members,
     )
 
 
+def streams_plan(group: str, generation: int, *, minute: float) -> AssignmentPlan:
+    """A Streams plan: two clients in az1 and az2, tasks 0_0..0_2 with one standby each on the
+    other client, so every stateful task spans two racks (standby_rack_diversity 2.0)."""
+    def part(n: int, racks: list[str], rack: str) -> PartitionPlan:
+        return PartitionPlan(topic="src", partition=n, replica_racks=racks,
+                             cross_rack=rack not in racks)
+
+    members = [
+        MemberPlan(member_id="p1", rack="az1", process_id="p1",
+                   partitions=[part(0, ["az1", "az3"], "az1"), part(1, ["az2", "az3"], "az1")],
+                   active_tasks=["0_0", "0_1"], standby_tasks=["0_2"]),
+        MemberPlan(member_id="p2", rack="az2", process_id="p2",
+                   partitions=[part(2, ["az2"], "az2")],
+                   active_tasks=["0_2"], standby_tasks=["0_0", "0_1"]),
+    ]
+    return AssignmentPlan(
+        group_id=group, kind="streams", generation=generation, reason="followup",
+        assignor="high-availability", created_at=T0 + timedelta(minutes=minute),
+        members=members, followup_ms=600000,
+        summary=PlanSummary(partitions=3, cross_rack_partitions=1, traffic_cost=1.0,
+                            lower_bound=1.0, max_load=2, min_load=1, moved_partitions=0,
+                            standby_rack_diversity=2.0),
+    )
+
+
 def produce(bootstrap: str, topic: str, records: Iterable[tuple[str, bytes | str | None]]) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
     for key, value in records:

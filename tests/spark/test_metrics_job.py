@@ -14,7 +14,7 @@ from confluent_kafka import Consumer
 from metrics import sinks
 from metrics.job import run_available_now
 from tests.kafkautil import create_topic
-from tests.spark.plans import expected_pairs, expected_plan_row, plan, produce
+from tests.spark.plans import expected_pairs, expected_plan_row, plan, produce, streams_plan
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(300)]
 
@@ -84,16 +84,17 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
         "b1": (None, [(0, ["az1"], 1.0)]),                                      # unknown rack: local
         "b2": ("az3", [(1, ["az1", "az2"], 4.0), (2, ["az3"], 1.0), (3, ["az3"], 1.0)]),
     }, minute=1.5, moved=1)
-    published = [ga1, ga2, gb5]
+    gs3 = streams_plan("gs", 3, minute=2.0)
+    published = [ga1, ga2, gb5, gs3]
     # ga1 is published twice (a retried send): it must count once in every figure.
-    produce(bootstrap, topics[0], [(p.group_id, p.to_json()) for p in [ga1, ga2, ga1, gb5]])
+    produce(bootstrap, topics[0], [(p.group_id, p.to_json()) for p in [ga1, ga2, ga1, gb5, gs3]])
 
     counters = _run(bootstrap, tmp_path, topics, spark)
-    assert counters["plans"] == 4 and counters["rejected"] == 0
-    assert counters["partitions"] == 4 + 4 + 4 + 4
+    assert counters["plans"] == 5 and counters["rejected"] == 0
+    assert counters["partitions"] == 4 + 4 + 4 + 4 + 3
 
     plans, pairs = _latest(spark, tmp_path / "out")
-    assert len(plans) == 3
+    assert len(plans) == 4
     for p in published:
         row = next(r for r in plans if (r["group_id"], r["generation"]) == (p.group_id, p.generation))
         for key, want in expected_plan_row(p).items():
@@ -105,23 +106,27 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
     ga1_row = next(r for r in plans if (r["group_id"], r["generation"]) == ("ga", 1))
     assert (ga1_row["cross_rack_partitions"], ga1_row["cross_rack_weight"]) == (2, 3.5)
     assert ga1_row["cross_rack_ratio"] == 0.5 and ga1_row["excess_cost"] == 2.5
+    gs_row = next(r for r in plans if r["group_id"] == "gs")
+    assert (gs_row["kind"], gs_row["standby_rack_diversity"], gs_row["load_spread"]) == \
+        ("streams", 2.0, 1)
 
     windows = _windows(spark, tmp_path / "out")
     assert set(windows) == {("1 minute", "ga", "12:00"), ("1 minute", "gb", "12:01"),
-                            ("1 hour", "ga", "12:00"), ("1 hour", "gb", "12:00")}
+                            ("1 minute", "gs", "12:02"), ("1 hour", "ga", "12:00"),
+                            ("1 hour", "gb", "12:00"), ("1 hour", "gs", "12:00")}
     ga_minute = windows[("1 minute", "ga", "12:00")]
     assert (ga_minute["plans"], ga_minute["last_generation"], ga_minute["moved_partitions"]) == (2, 2, 2)
     assert (ga_minute["max_cross_rack_partitions"], ga_minute["last_cross_rack_partitions"]) == (2, 0)
     assert windows[("1 hour", "gb", "12:00")]["plans"] == 1
 
     # the metrics topic: one plan message per record, keyed by group/generation, same figures
-    want = 4 + sum(len(expected_pairs(p)) for p in [ga1, ga2, ga1, gb5]) + len(windows)
+    want = 5 + sum(len(expected_pairs(p)) for p in [ga1, ga2, ga1, gb5, gs3]) + len(windows)
     messages = _consume(bootstrap, topics[1], want)
     values = [json.loads(m.value()) for m in messages]
     assert len(messages) == want
     plan_msgs = {m.key().decode(): v for m, v in zip(messages, values, strict=True)
                  if v["type"] == "plan"}
-    assert set(plan_msgs) == {"plan/ga/1", "plan/ga/2", "plan/gb/5"}
+    assert set(plan_msgs) == {"plan/ga/1", "plan/ga/2", "plan/gb/5", "plan/gs/3"}
     assert plan_msgs["plan/gb/5"]["cross_rack_partitions"] == 1
     assert plan_msgs["plan/gb/5"]["cross_rack_weight"] == 4.0
     assert sum(v["type"] == "window" for v in values) == len(windows)

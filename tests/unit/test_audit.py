@@ -197,10 +197,15 @@ def test_read_groups_with_a_fake_admin() -> None:
 
     member = SimpleNamespace(id="m1", client_id="c", client_host="/h", metadata=b"\x00",
                              assignment=b"")
-    described = {
-        "classic-g": SimpleNamespace(id="classic-g", state="Stable", protocol_type="consumer",
-                                     protocol="range", members=[member], error=None),
-    }
+    described = [
+        SimpleNamespace(id="classic-g", state="Stable", protocol_type="consumer",
+                        protocol="range", members=[member], error=None),
+        # not in ListConsumerGroups' answer, but DescribeGroups knows it
+        SimpleNamespace(id="connect-g", state="Stable", protocol_type="connect",
+                        protocol="sessioned", members=[member], error=None),
+        SimpleNamespace(id="new-g", state="Dead", protocol_type="", protocol="", members=[],
+                        error=None),
+    ]
 
     class Admin:
         def list_consumer_groups(self, **_: Any) -> Future:
@@ -209,13 +214,16 @@ def test_read_groups_with_a_fake_admin() -> None:
                                     ("gone-g", "CLASSIC"), ("other", "CLASSIC")]]
             return Future(SimpleNamespace(valid=listing, errors=[]))
 
-        def list_groups(self, group: str, timeout: float) -> list[Any]:
-            return [described[group]] if group in described else []
+        def list_groups(self, timeout: float) -> list[Any]:
+            return described
 
     groups = read_groups(Admin(), "*-g")
-    assert [(g.group_id, g.group_type, g.state) for g in groups] == [
-        ("classic-g", "classic", "Stable"), ("gone-g", "classic", "Dead"),
-        ("new-g", "consumer", "")]
+    assert [(g.group_id, g.group_type, g.state, g.protocol_type) for g in groups] == [
+        ("classic-g", "classic", "Stable", "consumer"),
+        ("connect-g", "classic", "Stable", "connect"),
+        ("gone-g", "classic", "Dead", ""),
+        ("new-g", "consumer", "", "")]
+    assert audit_group(groups[1], _describe({})).status == UNSUPPORTED
     assert groups[0].members[0].metadata == b"\x00" and groups[0].members[0].assignment is None
 
 

@@ -81,7 +81,7 @@ def test_render_writes_pngs_and_one_page(metrics_dir: Path, tmp_path: Path) -> N
         png = tmp_path / "report" / name
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
         assert f'src="{name}"' in text
-    assert "3 plans of 2 groups; 1 malformed" in text
+    assert "3 plans of 2 groups;\n1 malformed plan record set aside" in text
     assert html.escape("billing<app>") in text and "billing<app>" not in text
     # the latest row of orders-app is generation 2 with 1 cross-rack partition
     row = text.split("<td>orders-app</td>")[1].split("</tr>")[0]
