@@ -232,3 +232,13 @@ def test_observed_generations_rise_even_when_the_clock_does_not() -> None:
     assert first % 2 == 0
     second = observed_generation(first + 1, 1000)
     assert second > first + 1 and second % 2 == 0
+
+
+def test_audit_without_a_cluster_is_a_one_line_error(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import main
+
+    monkeypatch.delenv("RACKWISE_BOOTSTRAP", raising=False)
+    assert main(["audit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--bootstrap" in err
