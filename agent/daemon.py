@@ -19,6 +19,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -29,11 +30,11 @@ from confluent_kafka.admin import AdminClient
 from agent.metadata import RackWatch
 from agent.observe import Observer
 from agent.ops import Metrics, OpsServer
-from agent.planner import PlanJob, assignor_for, cross_rack_count, streams_setup
+from agent.planner import PlanJob, assignor_for, cross_rack_count, planned_topics, streams_setup
 from agent.publisher import Failed, Opened, PlanWorker, Published
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
-from agent.state import GroupState, GroupTable, InputRejected, pick_reason
+from agent.state import GroupState, GroupTable, InputRejected, may_hold, pick_reason
 from agent.topics import ensure_topics, partition_counts
 
 log = structlog.get_logger("rackwise.agent")
@@ -159,7 +160,7 @@ class Agent:
             if now - last_housekeeping >= 0.25:
                 last_housekeeping = now
                 self._expire()
-                self._watched = frozenset(t for g in self.table.groups.values() for t in g.topics())
+                self._watched = frozenset(t for g in self.table.groups.values() for t in self._topics(g))
                 self.metrics.groups.set(len(self.table.groups))
                 self.metrics.members.set(self.table.member_count())
                 self.dlq.poll(0)
@@ -378,7 +379,7 @@ class Agent:
             f"{w.topic}-{w.partition}"
             for w in plan.withheld
             if w.owner not in group.members
-            or (w.topic, w.partition) not in group.members[w.owner].owned
+            or (w.topic, w.partition) not in may_hold(group.members[w.owner], plan)
         ]
         if released:
             self._trigger(job.group_id, "followup", {"released": released})
@@ -403,7 +404,7 @@ class Agent:
         log.info("replica racks changed", **change)
         for gid in sorted(self.table.groups):
             group = self.table.groups[gid]
-            if group.partition in self._ready and topic in group.topics():
+            if group.partition in self._ready and topic in self._topics(group):
                 self._trigger(gid, reason, change)
 
     def _expire(self) -> None:
@@ -431,6 +432,9 @@ class Agent:
             self._dirty.discard(gid)
             self.worker.submit(self._job(group))
 
+    def _topics(self, group: GroupState) -> tuple[str, ...]:
+        return planned_topics(group.group_id, group.kind, group.topics(), self.settings.planner)
+
     def _job(self, group: GroupState) -> PlanJob:
         p = self.settings.planner
         generation = group.next_generation()
@@ -441,8 +445,12 @@ class Agent:
             generation=generation,
             reason=pick_reason(group.dirty),
             assignor=assignor_for(group.group_id, group.kind, p),
-            members=tuple(group.members[m] for m in sorted(group.members)),
-            topics=tuple(group.topics()),
+            # Withhold what a member may hold from a plan it has not confirmed yet, too.
+            members=tuple(
+                replace(group.members[m], owned=may_hold(group.members[m], group.last_plan))
+                for m in sorted(group.members)
+            ),
+            topics=self._topics(group),
             changes=tuple(group.changes),
             expired=tuple(group.expired),
             dirty_since=group.dirty_since or time.monotonic(),
@@ -498,6 +506,6 @@ def _reason_after_load(group: GroupState) -> str | None:
         return "member-left"
     for w in plan.withheld:
         owner = group.members.get(w.owner)
-        if owner is None or (w.topic, w.partition) not in owner.owned:
+        if owner is None or (w.topic, w.partition) not in may_hold(owner, plan):
             return "followup"
     return None

@@ -61,6 +61,7 @@ class Demo:
         self.work = self.bed.dir / "demo"
         self.names = Names()
         self.bootstrap = ""
+        self.started_testbed = False
         self.logger: Any = None
 
     def say(self, msg: str) -> None:
@@ -91,10 +92,13 @@ class Demo:
             report = self._report()
             summary = self._summary(before, after, report, agent.pid, members)
             self._print_figures(summary)
-        self.say(f"demo finished in {time.monotonic() - self.started:.0f}s; nothing left running"
-                 if not self.keep else
-                 f"demo finished in {time.monotonic() - self.started:.0f}s; testbed left running "
-                 "(stop it with `rackwise testbed down`)")
+        took = f"demo finished in {time.monotonic() - self.started:.0f}s"
+        if self.started_testbed and not self.keep:
+            self.say(f"{took}; everything it started is stopped")
+        elif self.started_testbed:
+            self.say(f"{took}; the testbed is still running: `rackwise testbed down` stops it")
+        else:
+            self.say(f"{took}; the cluster it found running is left as it was")
         return summary
 
     def _prepare_dirs(self) -> None:
@@ -132,6 +136,7 @@ class Demo:
             self.say(f"reusing the running testbed; names end in {self.names.tag}")
             return
         self.say("starting the testbed: 3 Kafka brokers (KRaft) in racks az1, az2, az3")
+        self.started_testbed = True
         if not self.keep:
             stack.callback(self._stop_testbed)
         self.bootstrap = self.bed.up()
@@ -330,7 +335,7 @@ class Demo:
     def _spark(self, stack: contextlib.ExitStack) -> Any:
         from metrics.session import build_session
 
-        self.say("starting Spark (local[2]) for the metrics job: the slowest step, about a minute")
+        self.say("starting Spark (local[2]) for the metrics job: the slowest step")
         # The JVM inherits stdout/stderr when it starts: they go to spark.log for good.
         with _output_to(self.work / "spark.log"):
             spark = build_session("local[2]", app_name="rackwise-demo")
@@ -386,7 +391,8 @@ class Demo:
             "topics": [self.names.orders, self.names.clicks],
             "groups": {g: {"kind": kinds[g], "before": before[g], "after": after[g]}
                        for g in kinds},
-            "records_read": sum(m.records for m in members),
+            "records_read": {g: sum(m.records for m in members if m.follower.group_id == g)
+                             for g in kinds},
             "parquet": str(self.out / "crt"),
             "report": str(report),
             "agent_pid": agent_pid,
@@ -397,17 +403,19 @@ class Demo:
     def _print_figures(self, summary: dict[str, Any]) -> None:
         self.say("cross-rack figures per group, from the metrics job (Parquet under "
                  f"{_rel(Path(summary['parquet']))}):")
-        head = f"{'group':<14}{'kind':<10}{'plan':<15}{'cross-rack partitions':>22}" \
-               f"{'traffic cost':>14}{'lower bound':>13}"
-        self._say("    " + head)
+        width = max(len(g) for g in summary["groups"]) + 2
+        self._say(f"    {'group':<{width}}{'kind':<10}{'plan':<16}{'cross-rack partitions':>21}"
+                  f"{'traffic cost':>14}{'lower bound':>13}")
         for group, g in summary["groups"].items():
             for when in ("before", "after"):
                 f = g[when]
-                self._say(
-                    f"    {group:<14}{g['kind']:<10}{when + ' (gen ' + str(f['generation']) + ')':<15}"
-                    f"{str(f['cross_rack_partitions']) + ' of ' + str(f['partitions']):>22}"
-                    f"{_fmt(f['traffic_cost']):>14}{_fmt(f['lower_bound']):>13}")
-        self._say(f"    the members consumed {summary['records_read']} records of the two topics")
+                plan = f"{when} (gen {f['generation']})"
+                crossing = f"{f['cross_rack_partitions']} of {f['partitions']}"
+                self._say(f"    {group:<{width}}{g['kind']:<10}{plan:<16}{crossing:>21}"
+                          f"{_fmt(f['traffic_cost']):>14}{_fmt(f['lower_bound']):>13}")
+        read = ", ".join(f"{g} {n}" for g, n in summary["records_read"].items())
+        self._say(f"    records read by the members: {read} ({RECORDS_PER_TOPIC} written to each "
+                  "topic; a new owner starts at the last commit, so some may be read twice)")
         self._say(f"    report: {summary['report']}")
         self._say(f"    figures as JSON: {self.out / 'summary.json'}")
 

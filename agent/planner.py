@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import fnmatch
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -61,6 +61,23 @@ def streams_setup(group_id: str, settings: PlannerSettings) -> dict[str, Any]:
                 "config": dict(settings.streams_config),
             }
     return {}
+
+
+def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
+                   settings: PlannerSettings) -> tuple[str, ...]:
+    """Every topic whose replica racks a group's plan depends on.
+
+    For a consumer group these are its subscribed topics. A Streams group's standbys and
+    warm-ups read changelog topics, so the configured topology's changelogs are watched
+    and described too: without their racks the HA assignor must turn rack awareness off.
+    """
+    topics = set(subscribed)
+    if kind == "streams":
+        topology = streams_setup(group_id, settings).get("topology") or {}
+        for sub in topology.get("subtopologies") or []:
+            if isinstance(sub, Mapping):
+                topics.update(str(t) for t in sub.get("changelog_topics") or [])
+    return tuple(sorted(topics))
 
 
 def scenario_document(job: PlanJob, view: ClusterView) -> dict[str, Any]:

@@ -263,9 +263,28 @@ def classify(
     return None, {}
 
 
+def may_hold(member: MemberState, plan: AssignmentPlan | None) -> frozenset[Partition]:
+    """What the member may hold right now, as far as the agent can tell.
+
+    Plans reach members asynchronously: until a member reports the generation of the last
+    plan it may already hold what that plan gave it, and may still hold what the plan
+    withheld because of it. Giving any of those to someone else would let two members read
+    one partition at once (the chaos suite caught it: a second member joining right after
+    the first plan). Example: plan 5 gives t-0 to c1, c1 still reports generation 4 and no
+    partitions -> may_hold(c1, plan5) == {("t", 0)}.
+    """
+    if plan is None or member.generation >= plan.generation:
+        return member.owned
+    extra = {(p.topic, p.partition) for m in plan.members if m.member_id == member.member_id
+             for p in m.partitions}
+    extra |= {(w.topic, w.partition) for w in plan.withheld if w.owner == member.member_id}
+    return member.owned | frozenset(extra)
+
+
 def released_withheld(member: MemberState, plan: AssignmentPlan | None) -> set[Partition]:
-    """Partitions the plan withheld because of this member that it no longer reports."""
-    if plan is None:
+    """Partitions the plan withheld because of this member that it no longer reports (once
+    it reports the plan's generation: before that it may not have let go yet)."""
+    if plan is None or member.generation < plan.generation:
         return set()
     return {
         (w.topic, w.partition)

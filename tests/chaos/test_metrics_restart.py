@@ -23,11 +23,13 @@ import pytest
 from confluent_kafka import Consumer, Producer
 
 from assignor.scenario import plan_from_scenario
-from tests.chaos.harness import ROOT, Figures, scale, wait_until
+from tests.chaos.harness import FULL, ROOT, Figures, wait_until
 from tests.kafkautil import create_topic
 
-KILLS = scale(1, 3)
-pytestmark = [pytest.mark.chaos, pytest.mark.spark, pytest.mark.timeout(300 + 200 * KILLS)]
+KILLS = 2
+# Two Spark start-ups per kill take minutes on a shared 2-core machine: `make chaos` only.
+pytestmark = [pytest.mark.chaos, pytest.mark.spark, pytest.mark.timeout(400 + 240 * KILLS),
+              pytest.mark.skipif(not FULL, reason="heavy (Spark): runs under make chaos")]
 
 SCENARIO = {
     "cluster": {"brokers": {"1": "az1", "2": "az2", "3": "az3"},
@@ -42,9 +44,13 @@ def _table(out: Path, name: str):  # type: ignore[no-untyped-def]
     import pyarrow.dataset as ds
 
     folder = out / name
-    if not folder.exists():
+    if not any(folder.glob("batch_id=*/_SUCCESS")):
         return None
-    return ds.dataset(str(folder), format="parquet", partitioning="hive").to_table().to_pandas()
+    try:
+        return ds.dataset(str(folder), format="parquet",
+                          partitioning="hive").to_table().to_pandas()
+    except (OSError, ValueError):  # a batch being (re)written right now: read it next time
+        return None
 
 
 def _job(bootstrap: str, out: Path, plans: str, metrics: str, log: Path) -> subprocess.Popen[bytes]:
@@ -93,8 +99,8 @@ def test_metrics_job_killed_and_restarted(bootstrap: str, admin, unique_name: st
         started = time.monotonic()
 
         def batches() -> int:
-            table = _table(out, "batches")
-            return 0 if table is None else int(table["batch_id"].nunique())
+            """Committed batches of the plans query (Spark writes _SUCCESS last)."""
+            return len(list((out / "batches").glob("batch_id=*/_SUCCESS")))
 
         wait_until(lambda: batches() >= 2, 240, f"the job never wrote a batch: see {log}", 1.0)
         first_batch_s = time.monotonic() - started

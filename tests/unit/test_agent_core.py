@@ -104,7 +104,11 @@ def test_followup_when_owner_releases_a_withheld_partition() -> None:
     t.apply(0, b"g/c1", sub(["a"], [("a", 0), ("a", 1)], 1), "consumer", 1.0)
     g = t.groups["g"]
     g.last_plan = _plan([("c1", [1]), ("c2", [])], withheld=[("a", 0, "c1", "c2")])
-    change = t.apply(0, b"g/c1", sub(["a"], [("a", 1)], 2), "consumer", 2.0)
+    # Not before c1 reports the plan's generation (3): until then it may still take a-0 up
+    # from an older plan it is applying.
+    early = t.apply(0, b"g/c1", sub(["a"], [("a", 1)], 2), "consumer", 2.0)
+    assert early.reason is None
+    change = t.apply(0, b"g/c1", sub(["a"], [("a", 1)], 3), "consumer", 2.0)
     assert change.reason == "followup"
     assert change.detail["released"] == ["a-0"]
 
@@ -263,3 +267,33 @@ def test_log_redaction_masks_nested_secrets() -> None:
     out = redact(None, "info", event)
     assert out["conf"] == {"sasl.password": "**********", "bootstrap.servers": "b"}
     assert out["sasl_password"] == "**********"
+
+
+def test_may_hold_counts_what_an_unconfirmed_plan_gave_or_withheld() -> None:
+    from agent.state import may_hold
+
+    t = GroupTable()
+    t.apply(0, b"g/c1", sub(["a"], [], 2), "consumer", 1.0)
+    c1 = t.groups["g"].members["c1"]
+    plan = _plan([("c1", [1]), ("c2", [2])], withheld=[("a", 0, "c1", "c2")])  # generation 3
+    assert may_hold(c1, plan) == {("a", 0), ("a", 1)}
+    t.apply(0, b"g/c1", sub(["a"], [("a", 1)], 3), "consumer", 2.0)
+    assert may_hold(t.groups["g"].members["c1"], plan) == {("a", 1)}
+
+
+def test_streams_groups_watch_their_changelog_topics() -> None:
+    """Standbys read changelogs: their racks must be described, or rack awareness turns off."""
+    from agent.planner import planned_topics
+    from agent.settings import PlannerSettings
+
+    topology = {"subtopologies": [
+        {"id": 0, "source_topics": ["clicks"], "changelog_topics": ["app-counts-changelog"],
+         "stateful": True},
+        {"id": 1, "source_topics": ["app-repartition"], "changelog_topics": [], "stateful": False},
+    ]}
+    settings = PlannerSettings(streams_topologies={"app-*": topology})
+    assert planned_topics("app-1", "streams", ["clicks", "app-repartition"], settings) == (
+        "app-counts-changelog", "app-repartition", "clicks")
+    # consumer groups and unconfigured Streams groups: the subscribed topics only
+    assert planned_topics("app-1", "consumer", ["clicks"], settings) == ("clicks",)
+    assert planned_topics("other", "streams", ["clicks"], settings) == ("clicks",)
