@@ -42,6 +42,13 @@ log = structlog.get_logger("rackwise.agent")
 # Dead letters keep at most this much of the original value (librdkafka's default
 # message.max.bytes is 1,000,000 and the key and headers must fit beside it).
 DEAD_LETTER_MAX_VALUE = 512 * 1024
+# Members are only expired where the agent has read everything fetched so far: any unread
+# record may be a member's newest heartbeat (a tail of a few dozen records can span a whole
+# session timeout after a flood). Nor within STALL_GRACE_S of the loop itself stalling (a
+# pause, a long GC). A caught-up agent reaches zero lag between fetches many times a second.
+EXPIRY_LAG_LIMIT = 0
+STALL_S = 2.0
+STALL_GRACE_S = 10.0
 
 
 class Agent:
@@ -58,6 +65,7 @@ class Agent:
         self._dirty: set[str] = set()
         self._watched: frozenset[str] = frozenset()
         self._last_loop = time.monotonic()
+        self._expiry_grace_until = 0.0
         self.ops_port: int | None = None
         self.started = threading.Event()
 
@@ -156,6 +164,8 @@ class Agent:
                 self._on_message(msg)
             self._drain_events()
             now = time.monotonic()
+            if now - self._last_loop > STALL_S:
+                self._expiry_grace_until = now + STALL_GRACE_S
             self._last_loop = now
             if now - last_housekeeping >= 0.25:
                 last_housekeeping = now
@@ -409,12 +419,34 @@ class Agent:
 
     def _expire(self) -> None:
         timeout = self.settings.input.session_timeout_ms / 1000
-        for gid, mid in self.table.expire(time.time(), timeout):
+        stalled = time.monotonic() < self._expiry_grace_until
+        skip = set(self._ready) if stalled else self._behind()
+        # A loading partition has only been read part of the way: a member's newest
+        # heartbeat may be further on, and expiring it would publish a tombstone for a live
+        # member (the chaos suite saw the next agent then hand its partitions over).
+        skip |= set(self._loading)
+        for gid, mid in self.table.expire(time.time(), timeout, skip):
             group = self.table.groups[gid]
             group.expired.append(mid)
             log.info("member expired", group=gid, member=mid)
             if group.partition in self._ready:
                 self._trigger(gid, "member-expired", {"member": mid})
+
+    def _behind(self) -> set[int]:
+        """Ready partitions with unread records beyond EXPIRY_LAG_LIMIT (local figures:
+        the position and the high watermark of the last fetch, no broker round trip)."""
+        topic = self.settings.topics.subscriptions
+        behind = set()
+        for p in sorted(self._ready):
+            tp = KTopicPartition(topic, p)
+            try:
+                _, high = self.consumer.get_watermark_offsets(tp, cached=True)
+                position = self.consumer.position([tp])[0].offset
+            except KafkaException:
+                continue
+            if high >= 0 and position >= 0 and high - position > EXPIRY_LAG_LIMIT:
+                behind.add(p)
+        return behind
 
     def _schedule(self, now: float) -> None:
         if not self._dirty:

@@ -213,11 +213,17 @@ class GroupTable:
         group.members[member_id] = member
         return Change(group_id, member_id, *classify(old, member, group.last_plan))
 
-    def expire(self, now: float, timeout_s: float) -> list[tuple[str, str]]:
-        """Remove members not heard from within the timeout; returns (group, member) pairs."""
+    def expire(
+        self, now: float, timeout_s: float, skip: Iterable[int] = ()
+    ) -> list[tuple[str, str]]:
+        """Remove members not heard from within the timeout; returns (group, member) pairs.
+        Groups in the partitions ``skip`` are left alone (their heartbeats may be unread)."""
         gone: list[tuple[str, str]] = []
+        paused = set(skip)
         for gid in sorted(self.groups):
             group = self.groups[gid]
+            if group.partition in paused:
+                continue
             for mid in sorted(group.members):
                 if now - group.members[mid].last_seen > timeout_s:
                     del group.members[mid]

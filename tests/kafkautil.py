@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
+from confluent_kafka import KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient, NewTopic
 
 
@@ -20,6 +22,26 @@ def create_topic(admin: AdminClient, name: str, placement: Sequence[Sequence[int
     else:
         topic = NewTopic(name, num_partitions=partitions, replication_factor=3, config=config or {})
     admin.create_topics([topic], operation_timeout=timeout)[name].result(timeout)
+    wait_for_topic(admin, name, topic.num_partitions, timeout)
+
+
+def wait_for_topic(admin: AdminClient, name: str, partitions: int, timeout: float = 30) -> None:
+    """Until every broker's metadata knows the topic with a leader for each partition.
+
+    CreateTopics returns when the controller has it; a describe right after can still meet a
+    broker that answers UNKNOWN_TOPIC_OR_PART on a loaded machine.
+    """
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            desc = admin.describe_topics(TopicCollection([name]))[name].result(10)
+            if len(desc.partitions) == partitions and all(p.leader is not None for p in desc.partitions):
+                return
+        except KafkaException as exc:
+            last = exc
+        time.sleep(0.2)
+    raise TimeoutError(f"topic {name} not ready after {timeout:.0f}s: {last}")
 
 
 def rack_of_brokers(admin: AdminClient) -> dict[int, Any]:

@@ -53,6 +53,17 @@ def _table(out: Path, name: str):  # type: ignore[no-untyped-def]
         return None
 
 
+def _window_count(out: Path) -> int:
+    """Plans counted by the newest value of every 1-minute window (0 before any window)."""
+    windows = _table(out, "windows")
+    if windows is None or "window" not in windows:
+        return 0
+    minute = windows[windows["window"] == "1 minute"]
+    newest = minute.sort_values("batch_id").groupby(
+        ["window_start", "group_id"], as_index=False).last()
+    return int(newest["plans"].sum())
+
+
 def _job(bootstrap: str, out: Path, plans: str, metrics: str, log: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("RACKWISE_") or k == "RACKWISE_CACHE_DIR"}
@@ -126,7 +137,10 @@ def test_metrics_job_killed_and_restarted(bootstrap: str, admin, unique_name: st
                                                  strict=True)) >= want
 
         wait_until(caught_up, 180, "the job never caught up with every plan", 2.0)
-        time.sleep(3)  # let the windows query take in the last plans too
+        # The windows query reads the metrics topic, a few batches behind: wait for it too
+        # (more than produced would be double counting: that fails at once below).
+        wait_until(lambda: _window_count(out) >= len(want), 180,
+                   "the windows never counted every plan", 2.0)
     finally:
         stop.set()
         if job is not None and job.poll() is None:
@@ -139,11 +153,7 @@ def test_metrics_job_killed_and_restarted(bootstrap: str, admin, unique_name: st
     table = _table(out, "plan_metrics")
     rows = list(zip(table["group_id"], table["generation"], strict=True))
     twice = {k for k in rows if rows.count(k) > 1}
-    windows = _table(out, "windows")
-    minute = windows[windows["window"] == "1 minute"] if "window" in windows else windows
-    newest = minute.sort_values("batch_id").groupby(
-        ["window_start", "group_id"], as_index=False).last()
-    counted = int(newest["plans"].sum())
+    counted = _window_count(out)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"{unique_name}-m",
                          "auto.offset.reset": "earliest", "enable.partition.eof": True})
     consumer.subscribe([metrics_topic])

@@ -42,7 +42,9 @@ def test_records_during_handovers_consumed_once_and_committed(
     produced: list[tuple[int, int]] = []
 
     def produce() -> None:
-        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+        # Idempotent: a retried send under load must not write a record twice.
+        producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5,
+                             "enable.idempotence": True})
         i = 0
 
         def ack(err, msg) -> None:  # type: ignore[no-untyped-def]
@@ -56,7 +58,7 @@ def test_records_during_handovers_consumed_once_and_committed(
             producer.poll(0)
             i += 1
             time.sleep(0.004)
-        producer.flush(10)
+        assert producer.flush(60) == 0, "records still unacknowledged after 60 s"
 
     with AgentThread(settings) as agent:
         agent.wait_ready()
@@ -87,7 +89,8 @@ def test_records_during_handovers_consumed_once_and_committed(
             )
             time.sleep(1)
             stop.set()
-            feeder.join(15)
+            feeder.join(75)
+            assert not feeder.is_alive(), "the producer did not finish"
             # Let the survivors drain what was produced.
             ends = {p: 0 for p in range(PARTITIONS)}
             for p, off in produced:
@@ -124,6 +127,11 @@ def test_records_during_handovers_consumed_once_and_committed(
     check.close()
     for tp in committed:
         assert tp.offset == ends[tp.partition], (tp.partition, tp.offset, ends[tp.partition])
+        # and the log holds nothing past what the producer had acknowledged
+        check = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+        _, high = check.get_watermark_offsets(KTopicPartition(topic, tp.partition), timeout=15)
+        check.close()
+        assert high == ends[tp.partition], (tp.partition, high, ends[tp.partition])
 
 
 def test_generations_keep_increasing_across_agent_restart(
