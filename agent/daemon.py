@@ -104,6 +104,11 @@ class Agent:
                     "enable.partition.eof": True,
                     "partition.assignment.strategy": "cooperative-sticky",
                     "client.id": f"rackwise-agent-{s.instance_id}",
+                    **(
+                        {}
+                        if "session.timeout.ms" in s.kafka
+                        else {"session.timeout.ms": s.input.agent_session_timeout_ms}
+                    ),
                 }
             )
         )

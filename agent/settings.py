@@ -60,6 +60,12 @@ class InputSettings(BaseModel):
         default=30_000, ge=100, description="a member not heard from this long is expired"
     )
     poll_timeout_ms: int = Field(default=100, ge=1)
+    agent_session_timeout_ms: int = Field(
+        default=10_000, ge=1000,
+        description="the agents' own consumer-group session (librdkafka session.timeout.ms): "
+        "below the members' session, so a crashed agent's groups move on before its members "
+        "would be expired; kafka.session.timeout.ms overrides it",
+    )
 
 
 class MetadataSettings(BaseModel):

@@ -17,8 +17,10 @@ given stateful actives) and prices any standby result against it with the step's
 start). Feeding it Kafka's actives compares both standby optimisers on the same input, which
 pipeline-level standby traffic does not do when the active step has tied optima.
 
-``parity_case(seed, strategy)`` draws the cost-parity scenarios used by the test and by
-``bench/streams_parity_sweep.py``.
+``parity_case(seed, strategy)`` draws the cost-parity scenarios and ``none_case(seed, tags)``
+the strategy-none identity scenarios used by the test and by ``bench/streams_parity_sweep.py``;
+``active_step_objective`` and ``subtopology_caps_violated`` judge the stateful-active step
+on Kafka's own objective and ``balance_subtopology`` constraints.
 
 Process ids map to UUIDs 00000000-0000-0000-0000-<index> in our client order, so Java's
 ``UUID.compareTo`` orders clients exactly as we do.
@@ -27,6 +29,7 @@ Process ids map to UUIDs 00000000-0000-0000-0000-<index> in our client order, so
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 import uuid
@@ -180,6 +183,68 @@ def parity_case(seed: int, strategy: str) -> StreamsInputs:
         source_partitions=rng.randint(1, 2),
     )
     return parse_inputs(doc)
+
+
+def none_case(seed: int, tags: bool) -> StreamsInputs:
+    """The random strategy-``none`` scenario of the identity test for ``seed`` (lags,
+    warm-ups, several threads; KIP-708 client tags when ``tags``)."""
+    rng = random.Random(seed)
+    doc = generate(
+        seed,
+        tasks=rng.randint(4, 20),
+        clients=rng.randint(1, 6),
+        standbys=rng.randint(0, 2),
+        strategy="none",
+        lagged=True,
+        tags=tags,
+        subtopologies=rng.randint(1, 3),
+    )
+    return parse_inputs(doc)
+
+
+def active_step_objective(
+    inputs: StreamsInputs, active: dict[str, set[TaskId]], start: dict[TaskId, str]
+) -> int:
+    """KIP-925's objective of the stateful-active step (HA defaults: traffic 10,
+    non-overlap 1) for the stateful tasks in ``start`` (task -> client before the step)."""
+    view, rack = inputs.view, {c.process_id: c.rack for c in inputs.clients}
+    total = 0
+    for pid, tasks in active.items():
+        for t in tasks & set(start):
+            total += 10 * sum(
+                view.is_cross_rack(tp.topic, tp.partition, rack[pid] or "")
+                for tp in inputs.tasks.source[t]
+            )
+            total += 0 if start[t] == pid else 1
+    return total
+
+
+def subtopology_caps_violated(inputs: StreamsInputs, active: dict[str, set[TaskId]]) -> str:
+    """Why ``active`` lies outside Kafka's ``balance_subtopology`` graph ('' if inside).
+
+    ``BalanceSubtopologyGraphConstructor``: each optimisation step (stateful actives, then
+    stateless actives) keeps every client's count n_c of the step's T tasks and allows at
+    most ceil(n_c * 1.0 / T * T_s) tasks of subtopology s on client c. This is the only
+    balance in Kafka's objective (no cost term). With fresh state nothing moves after the
+    steps, so n_c is also the count in the final assignment.
+    """
+    for stateful in (True, False):
+        step = {
+            p: {t for t in tasks if (t in inputs.tasks.stateful) == stateful}
+            for p, tasks in active.items()
+        }
+        total = sum(len(tasks) for tasks in step.values())
+        per_sub: dict[int, int] = {}
+        for tasks in step.values():
+            for t in tasks:
+                per_sub[t.subtopology] = per_sub.get(t.subtopology, 0) + 1
+        for p, tasks in step.items():
+            for sub, size in sorted(per_sub.items()):
+                held = sum(1 for t in tasks if t.subtopology == sub)
+                cap = math.ceil(len(tasks) * 1.0 / total * size)
+                if held > cap:
+                    return f"{p}: {held} tasks of subtopology {sub}, Kafka's cap {cap}"
+    return ""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,14 @@ lower / equal / higher on
 * pipeline standby traffic and total traffic (``evaluate``; depends on which tied optimum
   of the active step each side picked);
 * the standby step on the same input (``standby_step`` fed Kafka's actives; ours must
-  never be higher there, and Kafka's result must lie inside our feasible set).
+  never be higher there, and Kafka's result must lie inside our feasible set);
+* the stateful-active step on Kafka's own objective (``active_step_objective`` against the
+  strategy-none start; ours must never be higher) and, for ``balance_subtopology``, Kafka's
+  per-(client, subtopology) caps (``subtopology_caps_violated``; both must respect them).
+
+Per seed it also checks strategy ``none`` for identity with Kafka (actives, standbys,
+probing) on ``none_case(seed, tags=seed % 2 == 0)`` (lags, warm-ups, KIP-708 tags); its
+row counts identical runs as "equal" and differing ones as "higher" (also a PROBLEM line).
 
 Kafka's answers do not depend on our code, so ``--cache FILE`` keeps them (JSON) for reruns.
 
@@ -21,12 +28,21 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from assignor.streams.model import TaskId
 from assignor.streams.scenario import run
-from bench.streams_parity import evaluate, parity_case, run_kafka, standby_step
+from bench.streams_parity import (
+    active_step_objective,
+    evaluate,
+    none_case,
+    parity_case,
+    run_kafka,
+    standby_step,
+    subtopology_caps_violated,
+)
 
 STRATEGIES = ("min_traffic", "balance_subtopology")
 
@@ -41,12 +57,28 @@ def _kafka(cache: dict[str, Any], key: str, inputs: Any) -> tuple[dict[str, set[
         cache[key] = {
             "active": {p: sorted(map(str, v)) for p, v in k.active.items()},
             "standby": {p: sorted(map(str, v)) for p, v in k.standby.items()},
+            "probing": k.probing,
         }
     got = cache[key]
     return tuple(
         {p: {TaskId.parse(t) for t in v} for p, v in got[part].items()}
         for part in ("active", "standby")
     )
+
+
+def _none_identical(cache: dict[str, Any], seed: int) -> str:
+    """'' when strategy none gives exactly Kafka's assignment on ``none_case``, else why."""
+    inputs = none_case(seed, tags=seed % 2 == 0)
+    res = run(inputs)
+    key = f"{seed}:none"
+    k_active, k_standby = _kafka(cache, key, inputs)
+    if {p: set(c.active) for p, c in res.clients.items()} != k_active:
+        return "actives differ"
+    if {p: set(c.standby) for p, c in res.clients.items()} != k_standby:
+        return "standbys differ"
+    if res.probing_needed != cache[key].get("probing", res.probing_needed):
+        return "probing decision differs"
+    return ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,16 +95,43 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     try:
         for seed in range(args.start, args.start + args.seeds):
+            why = _none_identical(cache, seed)
+            tally.setdefault(f"{'none':20} identical to Kafka", Counter())[
+                "equal" if not why else "higher"
+            ] += 1
+            if why:
+                problems.append(f"{seed}:none {why}")
             for strategy in STRATEGIES:
                 inputs = parity_case(seed, strategy)
                 res = run(inputs)
                 active = {p: set(c.active) for p, c in res.clients.items()}
                 standby = {p: set(c.standby) for p, c in res.clients.items()}
                 k_active, k_standby = _kafka(cache, f"{seed}:{strategy}", inputs)
+                base = run(
+                    replace(
+                        inputs,
+                        config=replace(inputs.config, rack_aware_assignment_strategy="none"),
+                    )
+                )
+                start = {
+                    t: p
+                    for p, c in base.clients.items()
+                    for t in c.active
+                    if t in inputs.tasks.stateful
+                }
+                o_obj = active_step_objective(inputs, active, start)
+                k_obj = active_step_objective(inputs, k_active, start)
+                if o_obj > k_obj:
+                    problems.append(f"{seed}:{strategy} active step objective {o_obj} > {k_obj}")
+                if strategy == "balance_subtopology":
+                    for side, placed in (("ours", active), ("Kafka", k_active)):
+                        if why := subtopology_caps_violated(inputs, placed):
+                            problems.append(f"{seed}:{strategy} {side} over a cap: {why}")
                 ours, kafka = evaluate(inputs, active, standby), evaluate(
                     inputs, k_active, k_standby
                 )
                 rows = {
+                    "active step objective": _sign(o_obj, k_obj),
                     "standby traffic": _sign(ours["standby_traffic"], kafka["standby_traffic"]),
                     "total traffic": _sign(ours["total_traffic"], kafka["total_traffic"]),
                 }

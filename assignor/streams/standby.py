@@ -11,7 +11,7 @@ assignor picks the least-loaded of b,c; the tag-aware one must pick c (zone z2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from assignor.streams.model import AssignmentConfig, TaskId
 from assignor.streams.state import ClientState, PrioritySet
@@ -63,6 +63,7 @@ def assign_tag_aware(
     for task in stateful:
         active_pid = owner.get(task)
         if active_pid is None:
+            pending[task] = replicas  # Kafka leaves it in the map for the fallback pass
             continue
         pset.offer_all(order)
         used_count = 1
@@ -93,10 +94,60 @@ def assign_tag_aware(
         if remaining > 0:
             pending[task] = remaining
     if pending:
-        # Kafka walks a HashMap here; we walk tasks in sorted order (deterministic).
+        # Kafka walks its ``tasksToRemainingStandbys`` HashMap (every stateful task put in
+        # sorted order, finished ones removed): visit the pending tasks in that hash order.
         pset.offer_all(order)
-        for task in sorted(pending):
+        for task in java_hash_order(stateful, pending):
             _fill(pset, clients, task, pending[task])
+
+
+def java_task_hash(task: TaskId) -> int:
+    """Java's ``TaskId.hashCode()`` as an unsigned 32-bit value:
+    ``Objects.hash(subtopology, partition, topologyName)`` with no topology name (null, 0)."""
+    h = 1
+    for part in (task.subtopology, task.partition, 0):
+        h = (31 * h + part) & 0xFFFFFFFF
+    return h
+
+
+def java_hash_order(inserted: Sequence[TaskId], kept: Iterable[TaskId]) -> list[TaskId]:
+    """The iteration order of a ``java.util.HashMap`` after putting ``inserted`` (in that
+    order, keys distinct) and removing every key not in ``kept``.
+
+    Emulates the table: 16 buckets at first, doubled when the size passes 3/4 of it or when
+    a bucket of 8+ entries gets another while the table is below 64; bucket = spread hash
+    (h ^ h >>> 16) masked by the table size; a bucket iterates in insertion order (a resize
+    splits buckets keeping that order). Limit: a bucket of 9+ entries in a table of 64+
+    becomes a red-black tree in Java whose iteration order is not emulated (kept in
+    insertion order); TaskId hashes make that need hundreds of tasks in one bucket chain.
+
+    Example: after 0_0, 0_1, 0_2 the 16 buckets of 0_0, 0_1, 0_2 are 15, 14, 13, so the
+    order is 0_2, 0_1, 0_0.
+    """
+    size = 16
+    table: list[list[TaskId]] = [[] for _ in range(size)]
+
+    def bucket(task: TaskId, n: int) -> int:
+        h = java_task_hash(task)
+        return (h ^ (h >> 16)) & (n - 1)
+
+    def grow(n: int) -> list[list[TaskId]]:
+        grown: list[list[TaskId]] = [[] for _ in range(2 * n)]
+        for chain in table:
+            for task in chain:
+                grown[bucket(task, 2 * n)].append(task)
+        return grown
+
+    for count, task in enumerate(inserted, start=1):
+        chain = table[bucket(task, size)]
+        before = len(chain)
+        chain.append(task)
+        if before >= 8 and size < 64:  # treeifyBin on a small table resizes instead
+            table, size = grow(size), size * 2
+        if count > size * 3 // 4:
+            table, size = grow(size), size * 2
+    keep = set(kept)
+    return [task for chain in table for task in chain if task in keep]
 
 
 def tags_allow_balance_move(source: ClientState, destination: ClientState) -> bool:

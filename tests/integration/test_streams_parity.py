@@ -16,6 +16,14 @@
   tie-break now picks the least-standby-traffic optimum (rack.standby_tie_break), but in
   general no per-step optimum can promise less pipeline traffic than Kafka's tie.
   ``bench/streams_parity_sweep.py`` counts lower/equal/higher over many seeds.
+* balance_subtopology: KIP-925 has no subtopology-balance cost term; Kafka's graph caps
+  every (client, subtopology) pair at ceil(n_c / T * T_s) tasks and minimises the same
+  traffic + non-overlap cost as min_traffic. We assert both plans stay within those caps and
+  (above) that our cost is not higher. The raw per-subtopology skew (max - min tasks per
+  client) is not part of that objective and is only printed: seed 1262873466 (1- and
+  2-thread clients) has two optima of cost 10, Kafka's with skew 4 and ours with skew 5, both
+  inside the caps. An earlier ``skew <= max(kafka, 4)`` assertion (after Kafka's convergence
+  test) claimed more than Kafka's objective implies.
 
 RACKWISE_PARITY_SEED=<int> replays a run (the failing case prints its seed).
 """
@@ -28,28 +36,22 @@ from dataclasses import replace
 
 import pytest
 
-from assignor.streams.scenario import parse_inputs, run
-from bench.streams_gen import generate
-from bench.streams_parity import evaluate, parity_case, run_kafka, standby_step
+from assignor.streams.scenario import run
+from bench.streams_parity import (
+    active_step_objective,
+    evaluate,
+    none_case,
+    parity_case,
+    run_kafka,
+    standby_step,
+    subtopology_caps_violated,
+)
 
 pytestmark = pytest.mark.java
 
 # Random per run; RACKWISE_PARITY_SEED=<int> replays a run (every case prints its own seed:
 # none cases use SEED + case, the cost cases SEED * 7 + case).
 SEED = int(os.environ.get("RACKWISE_PARITY_SEED") or random.Random().randrange(1 << 30))
-
-
-def _objective(inputs, active, start):  # type: ignore[no-untyped-def]
-    view, rack = inputs.view, {c.process_id: c.rack for c in inputs.clients}
-    total = 0
-    for pid, tasks in active.items():
-        for t in tasks & set(start):
-            total += 10 * sum(
-                view.is_cross_rack(tp.topic, tp.partition, rack[pid])
-                for tp in inputs.tasks.source[t]
-            )
-            total += 0 if start[t] == pid else 1
-    return total
 
 
 def _ours(inputs):  # type: ignore[no-untyped-def]
@@ -65,18 +67,7 @@ def _ours(inputs):  # type: ignore[no-untyped-def]
 def test_none_strategy_is_kafka_exactly(case: int) -> None:
     seed = SEED + case
     print(f"seed={seed}")
-    rng = random.Random(seed)
-    doc = generate(
-        seed,
-        tasks=rng.randint(4, 20),
-        clients=rng.randint(1, 6),
-        standbys=rng.randint(0, 2),
-        strategy="none",
-        lagged=True,
-        tags=case % 3 == 0,
-        subtopologies=rng.randint(1, 3),
-    )
-    inputs = parse_inputs(doc)
+    inputs = none_case(seed, tags=case % 3 == 0)
     res, active, standby = _ours(inputs)
     kafka = run_kafka(inputs)
     assert active == kafka.active
@@ -111,8 +102,8 @@ def test_never_costs_more_than_kafka(strategy: str, case: int) -> None:
         replace(inputs, config=replace(inputs.config, rack_aware_assignment_strategy="none"))
     )
     start = {t: p for p, c in base.clients.items() for t in c.active if t in inputs.tasks.stateful}
-    ours_obj = _objective(inputs, active, start)
-    kafka_obj = _objective(inputs, kafka.active, start)
+    ours_obj = active_step_objective(inputs, active, start)
+    kafka_obj = active_step_objective(inputs, kafka.active, start)
     print("stateful-active objective ours", ours_obj, "kafka", kafka_obj)
     assert ours_obj <= kafka_obj
     assert ours_eval["standbys"] == kafka_eval["standbys"]
@@ -136,4 +127,8 @@ def test_never_costs_more_than_kafka(strategy: str, case: int) -> None:
             assert ours_eval["standby_traffic"] <= kafka_eval["standby_traffic"]
     assert ours_eval["active_spread"] <= kafka_eval["active_spread"]
     if strategy == "balance_subtopology":
-        assert ours_eval["subtopology_skew"] <= max(kafka_eval["subtopology_skew"], 4)
+        # Kafka's balance is a constraint of its graph, not a cost term: both sides must
+        # respect the same per-(client, subtopology) capacities. The raw max-min skew is
+        # printed above but not asserted (equal-cost optima may differ in it).
+        assert subtopology_caps_violated(inputs, kafka.active) == ""  # our caps = the jar's
+        assert subtopology_caps_violated(inputs, active) == ""

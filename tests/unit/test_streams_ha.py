@@ -12,6 +12,7 @@ from assignor.errors import AssignorError
 from assignor.streams import compare_scenario, plan_from_scenario
 from assignor.streams.model import LONG_MAX, TaskId, compute_lags, end_offset_sum, process_sort_key
 from assignor.streams.scenario import parse_inputs
+from assignor.streams.standby import java_hash_order, java_task_hash
 from bench.streams_gen import generate
 
 pytestmark = pytest.mark.unit
@@ -173,3 +174,23 @@ def test_offset_sums_with_end_offsets() -> None:
     lags = inputs.clients[0].lags
     assert lags[TaskId(0, 0)] == -2 and lags[TaskId(0, 1)] == 50
     assert lags[TaskId(0, 2)] == 500 and lags[TaskId(0, 3)] == 500  # corrupt / unreported
+
+
+@pytest.mark.parametrize(
+    ("subs", "parts", "expected"),
+    [
+        # Printed by java.util.HashMap (JDK 17, kafka-streams 4.3.1 TaskId): every task put in
+        # sorted order via Collectors.toMap, then the tasks with partition % 3 == 1 removed.
+        (3, 10, "0_8 1_8 0_6 2_8 1_6 2_6 0_2 1_2 0_0 2_2 1_0 2_0 0_9 1_9 2_9 0_5 1_5 0_3 2_5 1_3 2_3"),
+        (1, 13, "0_12 0_11 0_9 0_8 0_6 0_5 0_3 0_2 0_0"),  # 13 > 12 entries: table of 32
+        (2, 4, "1_0 0_3 0_2 1_3 1_2 0_0"),
+    ],
+)
+def test_pending_tag_aware_standbys_follow_java_hashmap_order(
+    subs: int, parts: int, expected: str
+) -> None:
+    """Kafka places pending tag-aware standbys walking a HashMap keyed by TaskId."""
+    tasks = [TaskId(s, p) for s in range(subs) for p in range(parts)]
+    kept = [t for t in tasks if t.partition % 3 != 1]
+    assert [str(t) for t in java_hash_order(tasks, kept)] == expected.split()
+    assert java_task_hash(TaskId(0, 0)) == 29791  # Objects.hash(0, 0, null)
