@@ -11,7 +11,6 @@ Example: task 0_0 balanced onto fresh client b (lag 5000 > acceptable 100) while
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +26,56 @@ class Movements:
     active_moves: int = 0
     standby_moves: int = 0
     warmups: dict[str, set[TaskId]] = field(default_factory=dict)
+
+
+class JavaPriorityQueue:
+    """``java.util.PriorityQueue`` of (key, destination) entries ordered by ``key`` alone.
+
+    Kafka's movement queue compares (caught-up client count, task) only, so two movements
+    of one task tie and come out in the order Java's binary heap happens to give them:
+    ``add`` sifts up while strictly smaller than the parent; ``poll`` moves the last entry
+    to the root and sifts it down, taking the right child only if strictly smaller than
+    the left and stopping as soon as it is not greater than that child. (``heapq``
+    differs on ties: it pops through the leaf path and prefers the right child on ties.)
+    """
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[tuple[int, TaskId], str]] = []
+
+    def __len__(self) -> int:
+        return len(self._heap)
+
+    def add(self, key: tuple[int, TaskId], destination: str) -> None:
+        heap = self._heap
+        heap.append((key, destination))
+        k = len(heap) - 1
+        entry = heap[k]
+        while k > 0:
+            parent = (k - 1) >> 1
+            if not entry[0] < heap[parent][0]:
+                break
+            heap[k] = heap[parent]
+            k = parent
+        heap[k] = entry
+
+    def poll(self) -> tuple[tuple[int, TaskId], str]:
+        heap = self._heap
+        top = heap[0]
+        last = heap.pop()
+        n = len(heap)
+        if n:
+            k = 0
+            while k < n >> 1:
+                child = 2 * k + 1
+                right = child + 1
+                if right < n and heap[right][0] < heap[child][0]:
+                    child = right
+                if not heap[child][0] < last[0]:
+                    break
+                heap[k] = heap[child]
+                k = child
+            heap[k] = last
+        return top
 
 
 def caught_up_clients(clients: Mapping[str, ClientState], stateful: Sequence[TaskId],
@@ -116,17 +165,15 @@ def assign_active_movements(
 ) -> None:
     """``TaskMovement.assignActiveTaskMovements``."""
     pset = PrioritySet(clients, ClientState.assigned_load, lambda c, t: c.process_id in caught[t])
-    entries: list[tuple[int, TaskId, tuple[int, int, int, str], str]] = []
+    queue = JavaPriorityQueue()
     for pid in order:
         for task in sorted(clients[pid].active):
             if task in caught and _needs_move(task, pid, clients, caught, by_lag):
-                entries.append((len(caught[task]), task, clients[pid].key, pid))
+                queue.add((len(caught[task]), task), pid)
         pset.offer(pid)
-    queue = entries
-    heapq.heapify(queue)
     moves.active_moves = len(queue)
     while queue:
-        _, task, _, dest_pid = heapq.heappop(queue)
+        (_, task), dest_pid = queue.poll()
         dest = clients[dest_pid]
         src_pid = pset.poll(task, lambda c, t=task: t in c.standby)  # type: ignore[misc]
         if src_pid is not None:
@@ -157,18 +204,16 @@ def assign_standby_movements(
 ) -> set[tuple[str, TaskId]]:
     """``TaskMovement.assignStandbyTaskMovements``; returns the copies kept as warm-ups."""
     pset = PrioritySet(clients, ClientState.assigned_load, lambda c, t: c.process_id in caught[t])
-    entries: list[tuple[int, TaskId, tuple[int, int, int, str], str]] = []
+    queue = JavaPriorityQueue()
     for pid in order:
         warm = moves.warmups.get(pid, set())
         for task in sorted(clients[pid].standby):
             if task not in warm and _needs_move(task, pid, clients, caught, by_lag):
-                entries.append((len(caught[task]), task, clients[pid].key, pid))
+                queue.add((len(caught[task]), task), pid)
         pset.offer(pid)
-    queue = entries
-    heapq.heapify(queue)
     kept: set[tuple[str, TaskId]] = set()
     while queue:
-        _, task, _, dest_pid = heapq.heappop(queue)
+        (_, task), dest_pid = queue.poll()
         src_pid = pset.poll(task, lambda c, t=task: not c.holds(t))  # type: ignore[misc]
         if src_pid is None:
             src_pid = _most_caught_up(by_lag[task], dest_pid, clients, eligible=task)

@@ -11,6 +11,7 @@ import pytest
 from assignor.errors import AssignorError
 from assignor.streams import compare_scenario, plan_from_scenario
 from assignor.streams.model import LONG_MAX, TaskId, compute_lags, end_offset_sum, process_sort_key
+from assignor.streams.movement import JavaPriorityQueue
 from assignor.streams.scenario import parse_inputs
 from assignor.streams.standby import java_hash_order, java_task_hash
 from bench.streams_gen import generate
@@ -194,3 +195,18 @@ def test_pending_tag_aware_standbys_follow_java_hashmap_order(
     kept = [t for t in tasks if t.partition % 3 != 1]
     assert [str(t) for t in java_hash_order(tasks, kept)] == expected.split()
     assert java_task_hash(TaskId(0, 0)) == 29791  # Objects.hash(0, 0, null)
+
+
+def test_movement_queue_breaks_ties_like_java_priority_queue() -> None:
+    """Kafka's movement queue compares (caught-up count, task) only; equal entries leave in
+    java.util.PriorityQueue's order (printed by JDK 17 for these adds, index = insertion)."""
+    adds = "2,0 1,0 0,3 1,0 1,2 1,3 1,0 1,3 0,3 1,0 0,3 2,3 1,2 2,3 2,0"
+    java = "2 8 10 3 9 1 6 4 12 7 5 0 14 11 13"
+    queue = JavaPriorityQueue()
+    for index, pair in enumerate(adds.split()):
+        count, partition = map(int, pair.split(","))
+        queue.add((count, TaskId(0, partition)), str(index))
+    polled = []
+    while queue:
+        polled.append(queue.poll()[1])
+    assert polled == java.split()
