@@ -7,7 +7,7 @@ partition). Readers' rule for duplicates, the same as metrics.sinks: one record 
 Charts:
   crt_over_time.png   cross-rack partitions of each group, plan by plan, over event time
   rack_pairs.png      heat map source rack -> member rack of the (weighted) partitions,
-                      for each group's first and latest plan, summed over groups
+                      for each group's worst (most cross-rack) and latest plan, summed over groups
   actual_vs_best.png  each group's latest traffic cost next to its lower bound
 """
 
@@ -127,11 +127,15 @@ def _pair_matrix(pairs: pd.DataFrame, racks: list[str]) -> np.ndarray:
 
 
 def chart_rack_pairs(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Path:
-    first = plans.groupby("group_id")["generation"].min()
+    # Left: each group's worst plan (most cross-rack partitions, the earliest of equals), so a
+    # dashboard shows what the cluster cost at its worst next to what it costs now.
+    worst = (plans.sort_values(["group_id", "cross_rack_partitions", "generation"],
+                               ascending=[True, False, True])
+             .groupby("group_id")["generation"].first())
     latest = plans.groupby("group_id")["generation"].max()
     panels = [("latest plan of each group", latest)]
-    if not first.equals(latest):
-        panels.insert(0, ("first plan of each group", first))
+    if not worst.equals(latest):
+        panels.insert(0, ("worst plan of each group", worst))
     racks = sorted(set(pairs["source_rack"]) | set(pairs["member_rack"])) or ["-"]
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), dpi=110,
                              squeeze=False)
@@ -181,6 +185,9 @@ def chart_actual_vs_best(plans: pd.DataFrame, path: Path) -> Path:
     ax.set_xticks(x, [f"{g}\n(gen {n})" for g, n in zip(latest["group_id"], latest["generation"],
                                                        strict=True)])
     ax.set_ylabel("traffic cost")
+    # Costs are never negative; an all-zero chart still gets a readable 0..1 axis.
+    highest = float(np.nanmax(np.concatenate([actual, np.nan_to_num(best)]))) if len(actual) else 0.0
+    ax.set_ylim(0, max(1.0, highest * 1.15))
     ax.set_title("Traffic cost of each group's latest plan vs the best reachable")
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
