@@ -57,6 +57,12 @@ def load(input_dir: Path) -> ReportData:
     plans = (plans.sort_values(["batch_id", "source_offset"])
              .drop_duplicates(["group_id", "generation"], keep="last")
              .sort_values(["group_id", "generation"]).reset_index(drop=True))
+    # Observe mode publishes what a group runs (reason "observed") and rackwise's best plan for
+    # it (reason "recommended"). Only the first is what the group costs; the best it could
+    # cost is already each plan's lower_bound, so recommendations are left out of the report.
+    plans = plans[plans["reason"] != "recommended"].reset_index(drop=True)
+    if plans.empty:
+        raise ReportError(f"only observe-mode recommendations under {input_dir}/plan_metrics")
     pairs = _read(input_dir / "rack_pairs")
     if pairs is None:
         pairs = pd.DataFrame(columns=["group_id", "generation", "source_partition",

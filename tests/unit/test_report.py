@@ -91,3 +91,41 @@ def test_render_writes_pngs_and_one_page(metrics_dir: Path, tmp_path: Path) -> N
 def test_no_metrics_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="metrics run"):
         render(tmp_path / "nothing", tmp_path / "out")
+
+
+def test_observe_mode_recommendations_are_not_reported_as_what_a_group_costs(tmp_path: Path) -> None:
+    root = tmp_path / "crt"
+    observed = {**_plan("live-app", 1000, 0, 5, 5.0, 2.0), "reason": "observed"}
+    recommended = {**_plan("live-app", 1001, 1, 2, 2.0, 2.0), "reason": "recommended"}
+    _write(root, "plan_metrics", 0, [observed, recommended])
+    _write(root, "rack_pairs", 0, [_pair("live-app", 1000, 0, "az1", "az2", 5),
+                                   _pair("live-app", 1001, 1, "az1", "az2", 2)])
+    data = load(root)
+    assert list(data.plans.reason) == ["observed"]
+    assert list(data.pairs.generation) == [1000]
+    only_recommended = tmp_path / "rec"
+    _write(only_recommended, "plan_metrics", 0, [recommended])
+    with pytest.raises(ReportError, match="recommendations"):
+        load(only_recommended)
+
+
+def test_heat_map_compares_each_groups_worst_plan_with_its_latest(metrics_dir: Path,
+                                                                   tmp_path: Path) -> None:
+    from metrics import report
+
+    seen: list[tuple[str, list[tuple[str, int]]]] = []
+    original = report._pair_matrix
+
+    def spy(pairs: pd.DataFrame, racks: list[str]):  # type: ignore[no-untyped-def]
+        seen.append(("panel", sorted(set(zip(pairs.group_id, pairs.generation, strict=True)))))
+        return original(pairs, racks)
+
+    data = load(metrics_dir)
+    report._pair_matrix = spy
+    try:
+        report.chart_rack_pairs(data.plans, data.pairs, tmp_path / "pairs.png")
+    finally:
+        report._pair_matrix = original
+    # orders-app: gen 1 has 4 cross-rack (its worst), gen 2 is the latest; billing has one plan
+    assert [gens for _, gens in seen] == [[("billing<app>", 3), ("orders-app", 1)],
+                                          [("billing<app>", 3), ("orders-app", 2)]]
