@@ -3,7 +3,8 @@
 Shape after arroyo's StreamProcessor: poll with a short timeout; a signal only sets a flag;
 on exit drain the worker, flush and commit; an unexpected error closes everything and
 re-raises. Three helpers run beside the loop: the plan worker (agent.publisher), the
-metadata poller (a thread calling RackWatch.refresh every interval) and the ops server.
+metadata poller (a thread running metadata.watch_racks) and the ops server. Partition
+loading helpers live in agent.loading, dead letters in agent.deadletter.
 
 Per owned subscriptions partition: on assignment the partition is read from the beginning
 (state rebuilt from the compacted topic) while the worker fences older owners and recovers
@@ -18,8 +19,6 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 import structlog
@@ -27,28 +26,29 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
-from agent.metadata import RackWatch
+from agent.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
+from agent.loading import (
+    EXPIRY_LAG_LIMIT,
+    STALL_GRACE_S,
+    STALL_S,
+    behind,
+    loading_state,
+    restore_recovered,
+)
+from agent.metadata import RackWatch, watch_racks
 from agent.observe import Observer
 from agent.ops import Metrics, OpsServer
-from agent.planner import PlanJob, assignor_for, cross_rack_count, planned_topics, streams_setup
+from agent.planner import PlanJob, cross_rack_count, planned_topics, take_job
 from agent.publisher import Failed, Opened, PlanWorker, Published
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
-from agent.state import GroupState, GroupTable, InputRejected, may_hold, pick_reason
+from agent.state import GroupState, GroupTable, InputRejected, may_hold
 from agent.topics import ensure_topics, partition_counts
 
 log = structlog.get_logger("rackwise.agent")
 
-# Dead letters keep at most this much of the original value (librdkafka's default
-# message.max.bytes is 1,000,000 and the key and headers must fit beside it).
-DEAD_LETTER_MAX_VALUE = 512 * 1024
-# Members are only expired where the agent has read everything fetched so far: any unread
-# record may be a member's newest heartbeat (a tail of a few dozen records can span a whole
-# session timeout after a flood). Nor within STALL_GRACE_S of the loop itself stalling (a
-# pause, a long GC). A caught-up agent reaches zero lag between fetches many times a second.
-EXPIRY_LAG_LIMIT = 0
-STALL_S = 2.0
-STALL_GRACE_S = 10.0
+# Re-exported: the dead-letter size limit and the expiry thresholds live beside their code.
+__all__ = ["DEAD_LETTER_MAX_VALUE", "EXPIRY_LAG_LIMIT", "STALL_GRACE_S", "STALL_S", "Agent"]
 
 
 class Agent:
@@ -190,13 +190,7 @@ class Agent:
             p = tp.partition
             self.table.drop_partition(p)
             self._ready.discard(p)
-            try:
-                low, high = consumer.get_watermark_offsets(tp, timeout=15, cached=False)
-                empty, end = high <= low, high
-            except Exception as exc:  # a new topic without a leader yet: wait for the EOF event
-                log.info("watermarks unavailable", partition=p, error=str(exc))
-                empty, end = False, None
-            self._loading[p] = {"eof": empty, "opened": False, "plans": {}, "end": end}
+            self._loading[p] = loading_state(consumer, tp)
             tp.offset = OFFSET_BEGINNING
             self.worker.open(p)
         consumer.incremental_assign(partitions)
@@ -277,31 +271,9 @@ class Agent:
         self.metrics.triggers.labels(reason).inc()
 
     def _dead_letter(self, msg: Any, reason: str, detail: str) -> None:
-        headers = list(msg.headers() or [])
-        headers += [
-            ("rackwise-error", reason.encode()),
-            ("rackwise-error-detail", detail.encode()),
-            ("rackwise-source", f"{msg.topic()}/{msg.partition()}/{msg.offset()}".encode()),
-            ("rackwise-agent", self.settings.instance_id.encode()),
-        ]
-        value = msg.value()
-        if value is not None and len(value) > DEAD_LETTER_MAX_VALUE:
-            # A record at the broker's size limit no longer fits once our headers are added.
-            headers.append(("rackwise-truncated-from", str(len(value)).encode()))
-            value = value[:DEAD_LETTER_MAX_VALUE]
-        for _ in range(100):
-            try:
-                self.dlq.produce(
-                    self.settings.topics.deadletter, key=msg.key(), value=value, headers=headers
-                )
-                break
-            except BufferError:  # the producer's queue is full: let it drain, do not drop
-                self.dlq.poll(0.1)
-            except KafkaException as exc:
-                log.error("dead letter not written", error=str(exc))
-                break
-        else:
-            log.error("dead letter not written", error="producer queue stayed full")
+        write_dead_letter(
+            self.dlq, self.settings.topics.deadletter, self.settings.instance_id, msg, reason, detail
+        )
         self.metrics.dead_letters.labels(reason).inc()
         log.warning(
             "input rejected",
@@ -319,28 +291,10 @@ class Agent:
         del self._loading[p]
         self._ready.add(p)
         recovered: dict[str, Any] = state["plans"]
-        now = time.monotonic()
-        planned = 0
-        for gid in sorted(self.table.groups):
-            group = self.table.groups[gid]
-            if group.partition != p:
-                continue
-            plan = recovered.get(gid)
-            if plan is not None:
-                group.last_plan = plan
-                group.last_generation = max(group.last_generation, plan.generation)
-            reason = _reason_after_load(group)
-            if reason:
-                group.mark(reason, now, {"reason": reason, "after": "partition-assigned"})
-                self._dirty.add(gid)
-                planned += 1
-        for gid, plan in recovered.items():
-            if gid not in self.table.groups and group_partition(gid, self.subs_partitions) == p:
-                ghost = self.table.groups[gid] = GroupState(gid, p, plan.kind)
-                ghost.last_plan, ghost.last_generation = plan, plan.generation
-                if plan.members:
-                    ghost.mark("member-left", now, {"reason": "member-left", "after": "restart"})
-                    self._dirty.add(gid)
+        dirty, planned = restore_recovered(
+            self.table, p, recovered, self.subs_partitions, time.monotonic()
+        )
+        self._dirty.update(dirty)
         log.info(
             "partition ready",
             partition=p,
@@ -438,20 +392,7 @@ class Agent:
                 self._trigger(gid, "member-expired", {"member": mid})
 
     def _behind(self) -> set[int]:
-        """Ready partitions with unread records beyond EXPIRY_LAG_LIMIT (local figures:
-        the position and the high watermark of the last fetch, no broker round trip)."""
-        topic = self.settings.topics.subscriptions
-        behind = set()
-        for p in sorted(self._ready):
-            tp = KTopicPartition(topic, p)
-            try:
-                _, high = self.consumer.get_watermark_offsets(tp, cached=True)
-                position = self.consumer.position([tp])[0].offset
-            except KafkaException:
-                continue
-            if high >= 0 and position >= 0 and high - position > EXPIRY_LAG_LIMIT:
-                behind.add(p)
-        return behind
+        return behind(self.consumer, self.settings.topics.subscriptions, self._ready)
 
     def _schedule(self, now: float) -> None:
         if not self._dirty:
@@ -473,48 +414,20 @@ class Agent:
         return planned_topics(group.group_id, group.kind, group.topics(), self.settings.planner)
 
     def _job(self, group: GroupState) -> PlanJob:
-        p = self.settings.planner
-        generation = group.next_generation()
-        job = PlanJob(
-            group_id=group.group_id,
-            partition=group.partition,
-            kind=group.kind,
-            generation=generation,
-            reason=pick_reason(group.dirty),
-            assignor=assignor_for(group.group_id, group.kind, p),
-            # Withhold what a member may hold from a plan it has not confirmed yet, too.
-            members=tuple(
-                replace(group.members[m], owned=may_hold(group.members[m], group.last_plan))
-                for m in sorted(group.members)
-            ),
-            topics=self._topics(group),
-            changes=tuple(group.changes),
-            expired=tuple(group.expired),
-            dirty_since=group.dirty_since or time.monotonic(),
-            previous=group.last_plan,
-            streams=streams_setup(group.group_id, p) if group.kind == "streams" else {},
-        )
-        group.in_flight = generation
-        group.dirty.clear()
-        group.changes = []
-        group.expired = []
-        group.dirty_since = None
-        return job
+        return take_job(group, self.settings.planner, self._topics(group))
 
     # ---- metadata thread ---------------------------------------------------------------------
     def _metadata_loop(self) -> None:
-        interval = self.settings.metadata.interval_s
-        while not self._stop.wait(interval):
-            topics: Iterable[str] = self._watched
-            errors = self.watch.errors
-            try:
-                for change in self.watch.refresh(topics):
-                    self._events.put(change)
-            except Exception as exc:  # never let one bad round end rack watching
-                self.watch.errors += 1
-                log.warning("metadata round failed", error=str(exc))
-            if self.watch.errors > errors:
-                self.metrics.metadata_errors.inc()
+        # Runs on its own thread: reads only self._watched (replaced whole by the poll loop)
+        # and hands rack changes back through the event queue.
+        watch_racks(
+            self._stop,
+            self.watch,
+            self.settings.metadata.interval_s,
+            lambda: self._watched,
+            self._events.put,
+            self.metrics.metadata_errors.inc,
+        )
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         loop_age = time.monotonic() - self._last_loop
@@ -529,20 +442,3 @@ class Agent:
             "loading_partitions": sorted(self._loading),
         }
 
-
-def _reason_after_load(group: GroupState) -> str | None:
-    """Does a group rebuilt from the topic need a plan beyond what was last published?"""
-    plan = group.last_plan
-    if plan is None:
-        return "initial" if group.members else None
-    planned = {m.member_id for m in plan.members}
-    live = set(group.members)
-    if live - planned:
-        return "member-joined"
-    if planned - live:
-        return "member-left"
-    for w in plan.withheld:
-        owner = group.members.get(w.owner)
-        if owner is None or (w.topic, w.partition) not in may_hold(owner, plan):
-            return "followup"
-    return None

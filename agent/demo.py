@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import shutil
 import signal
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import testbed
+from agent.demo_figures import figure_lines, latest_figures, plan_line, write_summary
 from agent.demo_layout import PARTITIONS, Layout, Names, agent_settings, settled
 from protocol.errors import RackwiseError
 
@@ -90,7 +90,8 @@ class Demo:
             self._show_plans(after_plans)
             after = self._metrics(spark, "after the move")
             report = self._report()
-            summary = self._summary(before, after, report, agent.pid, members)
+            summary = write_summary(self.names, self.bootstrap, self.out, before, after, report,
+                                    agent.pid, members)
             self._print_figures(summary)
         took = f"demo finished in {time.monotonic() - self.started:.0f}s"
         if self.started_testbed and not self.keep:
@@ -289,12 +290,7 @@ class Demo:
 
     def _show_plans(self, plans: dict[str, Any]) -> None:
         for group, plan in plans.items():
-            owned = "  ".join(
-                f"{m.rack}:{','.join(str(p.partition) for p in m.partitions)}"
-                for m in sorted(plan.members, key=lambda m: m.rack or ""))
-            self.say(f"{group} generation {plan.generation} ({plan.assignor}): partitions by "
-                     f"rack {owned}; cross-rack {plan.summary.cross_rack_partitions} of "
-                     f"{plan.summary.partitions}")
+            self.say(plan_line(group, plan))
 
     # ---- the replica move ----------------------------------------------------------------
     def _move(self, layout: Layout) -> None:
@@ -360,17 +356,10 @@ class Demo:
         rows = load(self.out / "crt").plans
         figures = {}
         for group in (self.names.consumer_group, self.names.streams_group):
-            mine = rows[rows["group_id"] == group]
-            if mine.empty:
+            latest = latest_figures(rows, group)
+            if latest is None:
                 raise DemoError(f"the metrics job wrote no rows for {group}")
-            latest = mine.loc[mine["generation"].idxmax()]
-            figures[group] = {
-                "generation": int(latest["generation"]),
-                "partitions": int(latest["partitions"]),
-                "cross_rack_partitions": int(latest["cross_rack_partitions"]),
-                "traffic_cost": _num(latest["traffic_cost"]),
-                "lower_bound": _num(latest["lower_bound"]),
-            }
+            figures[group] = latest
         return figures
 
     def _report(self) -> Path:
@@ -381,55 +370,11 @@ class Demo:
         return page
 
     # ---- output --------------------------------------------------------------------------
-    def _summary(self, before: dict[str, Any], after: dict[str, Any], report: Path,
-                 agent_pid: int, members: list[Any]) -> dict[str, Any]:
-        kinds = {self.names.consumer_group: "consumer", self.names.streams_group: "streams"}
-        summary = {
-            "bootstrap": self.bootstrap,
-            "plans_topic": self.names.plans,
-            "metrics_topic": self.names.metrics,
-            "topics": [self.names.orders, self.names.clicks],
-            "groups": {g: {"kind": kinds[g], "before": before[g], "after": after[g]}
-                       for g in kinds},
-            "records_read": {g: sum(m.records for m in members if m.follower.group_id == g)
-                             for g in kinds},
-            "parquet": str(self.out / "crt"),
-            "report": str(report),
-            "agent_pid": agent_pid,
-        }
-        (self.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-        return summary
-
     def _print_figures(self, summary: dict[str, Any]) -> None:
         self.say("cross-rack figures per group, from the metrics job (Parquet under "
                  f"{_rel(Path(summary['parquet']))}):")
-        width = max(len(g) for g in summary["groups"]) + 2
-        self._say(f"    {'group':<{width}}{'kind':<10}{'plan':<16}{'cross-rack partitions':>21}"
-                  f"{'traffic cost':>14}{'lower bound':>13}")
-        for group, g in summary["groups"].items():
-            for when in ("before", "after"):
-                f = g[when]
-                plan = f"{when} (gen {f['generation']})"
-                crossing = f"{f['cross_rack_partitions']} of {f['partitions']}"
-                self._say(f"    {group:<{width}}{g['kind']:<10}{plan:<16}{crossing:>21}"
-                          f"{_fmt(f['traffic_cost']):>14}{_fmt(f['lower_bound']):>13}")
-        read = ", ".join(f"{g} {n}" for g, n in summary["records_read"].items())
-        self._say(f"    records read by the members: {read} ({RECORDS_PER_TOPIC} written to each "
-                  "topic; a new owner starts at the last commit, so some may be read twice)")
-        self._say(f"    report: {summary['report']}")
-        self._say(f"    figures as JSON: {self.out / 'summary.json'}")
-
-
-def _num(value: Any) -> float | None:
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f  # NaN: the plan had no lower bound
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:g}"
+        for line in figure_lines(summary, RECORDS_PER_TOPIC, self.out / "summary.json"):
+            self._say(line)
 
 
 def _rel(path: Path) -> str:

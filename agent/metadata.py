@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import structlog
 from confluent_kafka.admin import AdminClient
@@ -118,3 +118,26 @@ class RackWatch:
                 for b in ids:
                     brokers.setdefault(b, None)
         return ClusterView(brokers=brokers, topics=keep)
+
+
+def watch_racks(
+    stop: threading.Event,
+    watch: RackWatch,
+    interval: float,
+    watched: Callable[[], Iterable[str]],
+    emit: Callable[[dict[str, object]], None],
+    count_error: Callable[[], None],
+) -> None:
+    """The agent's metadata thread: refresh ``watched()`` every ``interval`` seconds until
+    ``stop``, handing each rack change to ``emit`` (the agent's event queue)."""
+    while not stop.wait(interval):
+        topics = watched()
+        errors = watch.errors
+        try:
+            for change in watch.refresh(topics):
+                emit(change)
+        except Exception as exc:  # never let one bad round end rack watching
+            watch.errors += 1
+            log.warning("metadata round failed", error=str(exc))
+        if watch.errors > errors:
+            count_error()

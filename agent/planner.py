@@ -13,14 +13,15 @@ Example: c1 owns t-0, the assignor gives t-0 to c2 ->
 from __future__ import annotations
 
 import fnmatch
+import time
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from agent.settings import PlannerSettings
-from agent.state import MemberState, Partition
+from agent.state import GroupState, MemberState, Partition, may_hold, pick_reason
 from assignor.cluster import ClusterView
 from assignor.errors import AssignorError
 from assignor.scenario import plan_from_scenario
@@ -78,6 +79,37 @@ def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
             if isinstance(sub, Mapping):
                 topics.update(str(t) for t in sub.get("changelog_topics") or [])
     return tuple(sorted(topics))
+
+
+def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ...]) -> PlanJob:
+    """The next job for ``group``: copies what the worker needs and resets the group's dirty
+    bookkeeping (the caller owns ``group``: the agent's poll loop)."""
+    generation = group.next_generation()
+    job = PlanJob(
+        group_id=group.group_id,
+        partition=group.partition,
+        kind=group.kind,
+        generation=generation,
+        reason=pick_reason(group.dirty),
+        assignor=assignor_for(group.group_id, group.kind, settings),
+        # Withhold what a member may hold from a plan it has not confirmed yet, too.
+        members=tuple(
+            replace(group.members[m], owned=may_hold(group.members[m], group.last_plan))
+            for m in sorted(group.members)
+        ),
+        topics=topics,
+        changes=tuple(group.changes),
+        expired=tuple(group.expired),
+        dirty_since=group.dirty_since or time.monotonic(),
+        previous=group.last_plan,
+        streams=streams_setup(group.group_id, settings) if group.kind == "streams" else {},
+    )
+    group.in_flight = generation
+    group.dirty.clear()
+    group.changes = []
+    group.expired = []
+    group.dirty_since = None
+    return job
 
 
 def scenario_document(job: PlanJob, view: ClusterView) -> dict[str, Any]:
