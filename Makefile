@@ -43,7 +43,7 @@ $(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
 
 # The Java peers (golden vectors, parity harnesses) are built up front so test timings are honest.
 java: python-deps
-	@for p in $(JAVA_PROJECTS); do echo "building $$p"; $(BIN)/python -c "import sys; from tests.javaharness import build; build(sys.argv[1])" $$p || exit 1; done
+	@for p in $(JAVA_PROJECTS); do echo "building $$p"; $(BIN)/python -c "import sys; from tests.support.javaharness import build; build(sys.argv[1])" $$p || exit 1; done
 
 # Every tier: unit, property, java parity, integration (real 3-broker KRaft), spark (real
 # local Spark), and the bounded chaos suite. The testbed is started once by the session

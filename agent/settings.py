@@ -98,7 +98,7 @@ class PlannerSettings(BaseModel):
 
 
 class ObserveSettings(BaseModel):
-    """Observe mode (DESIGN §5): audit live classic groups on a timer (agent.observe)."""
+    """Observe mode (DESIGN §5): audit live classic groups on a timer (agent.daemon.observe)."""
 
     groups: str | None = Field(
         default=None, description="fnmatch pattern of group ids to observe; unset: off"

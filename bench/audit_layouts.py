@@ -4,7 +4,7 @@ For each layout (partitions, replication factor, share of leaders in az1) one to
 created on the testbed with a seeded random placement; then, one after the other,
 librdkafka consumers (3, one per rack, each listed strategy) and the Kafka Streams app
 (3 processes, min_traffic, 1 standby) run on it until settled, and ``rackwise audit``
-measures them. The clients' own count (tests/liveclients.own_cross_rack) is checked
+measures them. The clients' own count (tests/support/liveclients.own_cross_rack) is checked
 against the audit's on every row.
 
     RACKWISE_TESTBED_PORT_BASE=22092 RACKWISE_TESTBED_DIR=/tmp/tb-audit \\
@@ -24,8 +24,8 @@ from typing import Any
 from confluent_kafka.admin import AdminClient
 
 from agent.audit import run_audit
-from tests.kafkautil import rack_of_brokers
-from tests.liveclients import (
+from tests.support.kafkautil import rack_of_brokers
+from tests.support.liveclients import (
     ConsumerGroup,
     StreamsApps,
     make_topic,

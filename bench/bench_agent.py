@@ -1,7 +1,7 @@
 """Agent benchmark: one agent, 1,000 groups x 10 members heartbeating every 3 s, on the testbed.
 
 The agent runs as a real ``rackwise agent run`` subprocess with its own topics. Members are
-simulated by one producer that writes exactly what agent.member.PlanFollower writes (v3
+simulated by one producer that writes exactly what agent.member.follower.PlanFollower writes (v3
 subscriptions keyed ``<group>/<member>``, routed by group id), re-published every 3 s.
 During the measured phase a random group changes every ``--change-every`` seconds (a member
 joins, or the newest one leaves); latency is from just before that record is produced to

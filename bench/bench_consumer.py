@@ -29,7 +29,7 @@ from assignor.cluster import TopicPartition  # noqa: E402
 from assignor.generate import generate  # noqa: E402
 from assignor.scenario import load_group  # noqa: E402
 from assignor.summary import traffic_cost  # noqa: E402
-from tests import javaharness  # noqa: E402
+from tests.support import javaharness  # noqa: E402
 
 HARNESS = "bench/java/consumer-harness"
 MAIN = "dev.rackwise.bench.ConsumerHarness"

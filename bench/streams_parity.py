@@ -43,7 +43,7 @@ from assignor.streams.rackstandby import optimize_standby
 from assignor.streams.scenario import StreamsInputs, parse_inputs
 from assignor.streams.state import ClientState
 from bench.streams_gen import generate
-from tests import javaharness
+from tests.support import javaharness
 
 PROJECT = "bench/java/streams-harness"
 MAIN = "dev.rackwise.bench.StreamsHarness"

@@ -20,7 +20,7 @@ def bootstrap() -> Iterator[str]:
     if env:
         yield env
         return
-    from agent import testbed
+    from agent.dev import testbed
 
     bed = testbed.Testbed()
     was_running = bed.is_running()

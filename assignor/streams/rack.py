@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
-from assignor.flow import FlowNetwork
+from assignor.optimal.flow import FlowNetwork
 from assignor.streams.model import AssignmentConfig, TaskId, TaskSet
 from assignor.streams.state import ClientState
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 
-from assignor.flow import FlowNetwork
+from assignor.optimal.flow import FlowNetwork
 from assignor.streams.model import TaskId
 from assignor.streams.rack import RackContext
 from assignor.streams.standby import tag_class

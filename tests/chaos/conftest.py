@@ -54,7 +54,7 @@ def private_bed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """A testbed of our own (brokers may be stopped); SASL/PLAIN on base+2 of each node."""
     if os.environ.get("RACKWISE_BOOTSTRAP"):
         pytest.skip("RACKWISE_BOOTSTRAP is set: the chaos suite needs a local testbed of its own")
-    from agent.testbed import Testbed
+    from agent.dev.testbed import Testbed
 
     base = int(os.environ.get("RACKWISE_CHAOS_PORT_BASE", "26092"))
     bed = Testbed(base_dir=tmp_path_factory.mktemp("private-testbed"), port_base=base,

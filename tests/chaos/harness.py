@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.settings import AgentSettings, load_settings
-from agent.testing import MemberLoop
 from protocol.plan import AssignmentPlan
+from tests.support.agent import MemberLoop
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = os.environ.get("RACKWISE_CHAOS_FULL", "") not in ("", "0")
@@ -211,7 +211,7 @@ class ChaosMember(MemberLoop):
                  client: dict[str, Any] | None = None) -> None:
         from confluent_kafka import Consumer
 
-        from agent.member import PlanFollower
+        from agent.member.follower import PlanFollower
 
         conf = {"bootstrap.servers": bootstrap, **(client or {})}
         self.consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False,

@@ -12,8 +12,8 @@ import random
 import struct
 from typing import Any
 
+from agent.daemon.state import GroupTable, InputRejected
 from agent.routing import KIND_HEADER, group_partition, member_key
-from agent.state import GroupTable, InputRejected
 from protocol.consumer import encode_subscription, java_subscription
 
 Record = tuple[int, bytes | None, bytes | None, list[tuple[str, bytes]], str]

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent.testing import TopicTail
+from agent.dev.tail import TopicTail
 from protocol.plan import AssignmentPlan
 from tests.chaos.harness import (
     AgentProcess,
@@ -33,7 +33,7 @@ from tests.chaos.harness import (
     settings_of,
     wait_until,
 )
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 ROUNDS = scale(3, 20)
 pytestmark = [pytest.mark.chaos, pytest.mark.timeout(300 + 60 * ROUNDS)]

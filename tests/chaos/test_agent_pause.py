@@ -16,8 +16,8 @@ from datetime import datetime
 
 import pytest
 
+from agent.dev.tail import TopicTail
 from agent.routing import group_partition
-from agent.testing import TopicTail
 from protocol.plan import AssignmentPlan
 from tests.chaos.harness import (
     AgentProcess,
@@ -29,7 +29,7 @@ from tests.chaos.harness import (
     settings_of,
     wait_until,
 )
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 pytestmark = [pytest.mark.chaos, pytest.mark.timeout(420)]
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from agent.testing import TopicTail
+from agent.dev.tail import TopicTail
 from protocol.plan import AssignmentPlan
 from tests.chaos.harness import (
     AgentProcess,
@@ -25,7 +25,7 @@ from tests.chaos.harness import (
     settings_of,
     wait_until,
 )
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 OUTAGE_S = scale(20, 60)
 pytestmark = [pytest.mark.chaos, pytest.mark.timeout(420 + OUTAGE_S)]

@@ -18,7 +18,7 @@ from collections import Counter
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from agent.testing import TopicTail
+from agent.dev.tail import TopicTail
 from protocol.plan import AssignmentPlan
 from tests.chaos.harness import (
     AgentProcess,
@@ -31,7 +31,7 @@ from tests.chaos.harness import (
     wait_until,
 )
 from tests.chaos.hostile import make_records
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 RECORDS = scale(5_000, 100_000)
 OVERSIZED = scale(3, 20)

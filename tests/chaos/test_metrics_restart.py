@@ -24,7 +24,7 @@ from confluent_kafka import Consumer, Producer
 
 from assignor.scenario import plan_from_scenario
 from tests.chaos.harness import FULL, ROOT, Figures, wait_until
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 KILLS = 2
 # Two Spark start-ups per kill take minutes on a shared 2-core machine: `make chaos` only.

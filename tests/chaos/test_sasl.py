@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Consumer, Producer
 
+from agent.dev.tail import TopicTail
+from agent.dev.testbed import SASL_PASSWORD, SASL_USER
 from agent.routing import group_partition, member_key
-from agent.testbed import SASL_PASSWORD, SASL_USER
-from agent.testing import TopicTail
 from protocol.plan import AssignmentPlan
 from tests.chaos.harness import (
     ROOT,
@@ -36,7 +36,7 @@ from tests.chaos.harness import (
     settings_of,
     wait_until,
 )
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 pytestmark = [pytest.mark.chaos, pytest.mark.timeout(600)]
 

@@ -2,7 +2,7 @@
 
 Every record produced during the hand-overs must be consumed and committed, and no record
 may be consumed by two members (the cooperative withholding of DESIGN §5 plus the
-commit-before-revoke of agent.member is what guarantees it).
+commit-before-revoke of agent.member.follower is what guarantees it).
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KTopicPartition
 
-from agent.testing import AgentThread, MemberLoop, PlanReader, isolated_settings
-from tests.kafkautil import create_topic
+from agent.dev.tail import PlanReader
+from tests.support.agent import AgentThread, MemberLoop, isolated_settings
+from tests.support.kafkautil import create_topic
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 

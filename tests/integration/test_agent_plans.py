@@ -7,11 +7,12 @@ import time
 import pytest
 from confluent_kafka import Producer
 
+from agent.dev.tail import PlanReader, TopicTail
 from agent.routing import KIND_HEADER, group_partition, member_key
-from agent.testing import AgentThread, MemberLoop, PlanReader, TopicTail, isolated_settings
 from assignor.scenario import plan_from_scenario
 from protocol.consumer import encode_subscription, java_subscription
-from tests.kafkautil import create_topic, rack_of_brokers
+from tests.support.agent import AgentThread, MemberLoop, isolated_settings
+from tests.support.kafkautil import create_topic, rack_of_brokers
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

@@ -12,8 +12,9 @@ import time
 
 import pytest
 
-from agent.testing import AgentThread, MemberLoop, PlanReader, TopicTail, isolated_settings
-from tests.kafkautil import create_topic
+from agent.dev.tail import PlanReader, TopicTail
+from tests.support.agent import AgentThread, MemberLoop, isolated_settings
+from tests.support.kafkautil import create_topic
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
 
@@ -116,7 +117,7 @@ def test_replica_move_changes_racks_and_triggers_a_new_generation(
 def test_broker_restarted_with_same_rack_triggers_nothing(
     bootstrap: str, admin, unique_name: str
 ) -> None:  # type: ignore[no-untyped-def]
-    from agent.testbed import Testbed
+    from agent.dev.testbed import Testbed
 
     topic = f"{unique_name}-data"
     create_topic(admin, topic, [[1, 2], [2, 3], [3, 1]])

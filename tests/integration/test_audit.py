@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 
 from agent.audit import run_audit
-from agent.testing import AgentThread, PlanReader, isolated_settings
-from tests.kafkautil import rack_of_brokers
-from tests.liveclients import (
+from agent.dev.tail import PlanReader
+from tests.support.agent import AgentThread, isolated_settings
+from tests.support.kafkautil import rack_of_brokers
+from tests.support.liveclients import (
     ConsumerGroup,
     StreamsApps,
     make_topic,

@@ -19,7 +19,7 @@ from assignor.cluster import TopicPartition
 from assignor.generate import generate
 from assignor.scenario import load_group, plan_group
 from assignor.summary import traffic_cost
-from tests import javaharness
+from tests.support import javaharness
 
 pytestmark = pytest.mark.java
 HARNESS = "bench/java/consumer-harness"

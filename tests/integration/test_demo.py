@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.testbed import Testbed
-from agent.testing import PlanReader
+from agent.dev.tail import PlanReader
+from agent.dev.testbed import Testbed
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 

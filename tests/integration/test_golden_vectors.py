@@ -43,7 +43,7 @@ from protocol.userdata import (
     encode_cooperative_sticky_user_data,
     encode_sticky_user_data,
 )
-from tests import javaharness
+from tests.support import javaharness
 
 pytestmark = pytest.mark.java  # needs mvn and java, not the Kafka testbed
 

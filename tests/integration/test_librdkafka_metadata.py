@@ -18,7 +18,7 @@ from confluent_kafka import Consumer
 from protocol.consumer import decode_assignment, decode_subscription
 from protocol.describe import describe_subscription
 from protocol.userdata import decode_sticky_user_data
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 pytestmark = pytest.mark.integration
 

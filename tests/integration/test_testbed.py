@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from confluent_kafka import TopicCollection
 
-from tests.kafkautil import create_topic
+from tests.support.kafkautil import create_topic
 
 pytestmark = pytest.mark.integration
 

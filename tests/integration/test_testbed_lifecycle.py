@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent import testbed
+from agent.dev import testbed
 
 pytestmark = pytest.mark.integration
 PORT_BASE = 30092

@@ -13,8 +13,8 @@ from confluent_kafka import Consumer
 
 from metrics import sinks
 from metrics.job import run_available_now
-from tests.kafkautil import create_topic
 from tests.spark.plans import expected_pairs, expected_plan_row, plan, produce, streams_plan
+from tests.support.kafkautil import create_topic
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(300)]
 

@@ -7,12 +7,12 @@ import random
 
 import pytest
 
+from agent.daemon.planning import enforce_withholding
+from agent.daemon.racks import UNKNOWN, Debouncer, diff, fingerprint, merge_unknown
+from agent.daemon.state import GroupTable, InputRejected, pick_reason
 from agent.logs import redact
-from agent.planner import enforce_withholding
-from agent.racks import UNKNOWN, Debouncer, diff, fingerprint, merge_unknown
 from agent.routing import group_partition, murmur2, parse_key
 from agent.settings import load_settings
-from agent.state import GroupTable, InputRejected, pick_reason
 from protocol.consumer import encode_subscription, java_subscription
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary, WithheldPartition
 
@@ -270,7 +270,7 @@ def test_log_redaction_masks_nested_secrets() -> None:
 
 
 def test_may_hold_counts_what_an_unconfirmed_plan_gave_or_withheld() -> None:
-    from agent.state import may_hold
+    from agent.daemon.state import may_hold
 
     t = GroupTable()
     t.apply(0, b"g/c1", sub(["a"], [], 2), "consumer", 1.0)
@@ -283,7 +283,7 @@ def test_may_hold_counts_what_an_unconfirmed_plan_gave_or_withheld() -> None:
 
 def test_streams_groups_watch_their_changelog_topics() -> None:
     """Standbys read changelogs: their racks must be described, or rack awareness turns off."""
-    from agent.planner import planned_topics
+    from agent.daemon.planning import planned_topics
     from agent.settings import PlannerSettings
 
     topology = {"subtopologies": [

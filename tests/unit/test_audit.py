@@ -27,7 +27,7 @@ from agent.audit import (
     read_groups,
     render_table,
 )
-from agent.observe import observed_generation
+from agent.daemon.observe import observed_generation
 from assignor.cluster import ClusterView
 from protocol.consumer import (
     Assignment,

@@ -1,0 +1,28 @@
+"""``rackwise demo``: what ``make demo`` runs (see agent/dev/demo/run.py)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "demo",
+        help="end-to-end demo: testbed, agent, members, a replica move, the metrics job",
+        description="Start the local testbed (state under .testbed), the agent and two groups "
+        "of members in three racks; move replicas between racks; print the cross-rack "
+        "figures before and after from the Spark metrics job and write the HTML report. "
+        "Everything it starts is stopped again, also on error or Ctrl-C.",
+    )
+    parser.add_argument("--bootstrap", help="use this cluster (3 racks) instead of the local testbed")
+    parser.add_argument("--keep", action="store_true", help="leave the testbed running afterwards")
+    parser.add_argument("--out", help="where the Parquet tables, report and summary.json go "
+                        "(default: out/demo)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from agent.dev.demo.run import run_demo
+
+    return run_demo(bootstrap=args.bootstrap, keep=args.keep, out=args.out)

@@ -1,0 +1,1 @@
+"""The long-running agent: subscriptions in, plans out (see docs/architecture.md)."""

@@ -1,0 +1,174 @@
+"""Observe mode in the daemon: audit live groups on a timer, export and publish the result.
+
+Every ``observe.interval_s`` the observer thread runs agent.audit over the groups matching
+``observe.groups``, sets the Prometheus gauges (cross-rack partitions actual / best per
+group) and, for a measured group whose subscriptions partition this agent owns (so that of
+several agents exactly one publishes it), writes two plans to the plans topic: the assignment
+the group runs (reason ``observed``) and the recommendation (reason ``recommended``).
+
+Plans are written only when what they say changed (members, partitions, racks), not every
+round. Their generations must rise per group across agent restarts without any state kept
+here, so they are taken from the wall clock in milliseconds (the observed plan gets an even
+number, the recommendation the next one); a group planned by rackwise itself uses small
+generations and is never observed (its members do not join a classic group).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+
+import structlog
+from confluent_kafka import KafkaException, Producer
+from confluent_kafka.admin import AdminClient
+
+from agent.audit import OK, GroupAudit, run_audit
+from agent.daemon.ops import Metrics
+from agent.daemon.planning import streams_setup
+from agent.routing import group_partition
+from agent.settings import AgentSettings
+from protocol.plan import AssignmentPlan
+
+log = structlog.get_logger("rackwise.observe")
+
+
+def _fingerprint(audit: GroupAudit) -> str:
+    plans = [p.without_timestamp() for p in (audit.actual, audit.best) if p is not None]
+    for doc in plans:
+        doc.pop("generation", None)
+    return json.dumps(plans, sort_keys=True)
+
+
+def observed_generation(last: int, now_ms: int) -> int:
+    """An even generation above ``last + 1`` (the previous recommendation), from the clock."""
+    gen = max(now_ms, last + 1)
+    return gen + (gen % 2)
+
+
+class Observer:
+    """The observe-mode thread of one agent."""
+
+    def __init__(
+        self,
+        settings: AgentSettings,
+        metrics: Metrics,
+        owns: Callable[[str], bool],
+        plans_partitions: int,
+        admin: AdminClient | None = None,
+    ) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.owns = owns
+        self.plans_partitions = plans_partitions
+        self.admin = admin or AdminClient(settings.client_config())
+        self.producer: Producer | None = None
+        self._seen: dict[str, str] = {}
+        self._generation: dict[str, int] = {}
+        self._gauged: set[tuple[str, str]] = set()
+        self.rounds = 0
+        self.published = 0
+        self._thread: threading.Thread | None = None
+
+    def start(self, stop: threading.Event) -> None:
+        self._thread = threading.Thread(
+            target=self._run, args=(stop,), name="rackwise-observe", daemon=True
+        )
+        self._thread.start()
+
+    def join(self, timeout: float) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+        if self.producer is not None:
+            self.producer.flush(10)
+
+    def _run(self, stop: threading.Event) -> None:
+        interval = self.settings.observe.interval_s
+        while not stop.is_set():
+            try:
+                self.round()
+            except Exception as exc:  # never let one bad round end observe mode
+                self.metrics.observe_errors.inc()
+                log.warning("observe round failed", error=str(exc))
+            if stop.wait(interval):
+                return
+
+    def round(self) -> list[GroupAudit]:
+        """One audit of every observed group: gauges, then plans for what changed."""
+        s = self.settings
+        pattern = s.observe.groups or "*"
+
+        def topology(group_id: str) -> dict[str, object] | None:
+            found = streams_setup(group_id, s.planner)
+            return found.get("topology") if found else None
+
+        audits = run_audit(
+            self.admin, pattern, s.observe.request_timeout_s, topology, s.planner.streams_config
+        )
+        self.rounds += 1
+        self._export(audits)
+        if s.observe.publish:
+            self._publish([a for a in audits if a.status == OK and self.owns(a.group)])
+        return audits
+
+    def _export(self, audits: list[GroupAudit]) -> None:
+        m = self.metrics
+        statuses: dict[str, int] = {}
+        live: set[tuple[str, str]] = set()
+        for a in audits:
+            statuses[a.status] = statuses.get(a.status, 0) + 1
+            if a.cross_rack_actual is None or a.cross_rack_best is None:
+                continue
+            labels = (a.group, a.kind or "consumer")
+            live.add(labels)
+            m.observed_actual.labels(*labels).set(a.cross_rack_actual)
+            m.observed_best.labels(*labels).set(a.cross_rack_best)
+            m.observed_partitions.labels(*labels).set(a.partitions)
+        for labels in self._gauged - live:  # a group gone or no longer measurable
+            for gauge in (m.observed_actual, m.observed_best, m.observed_partitions):
+                gauge.remove(*labels)
+        self._gauged = live
+        for status in ("ok", "empty", "rebalancing", "unsupported", "undecodable", "error"):
+            m.observed_groups.labels(status).set(statuses.get(status, 0))
+
+    def _publish(self, audits: list[GroupAudit]) -> None:
+        s = self.settings
+        changed = [a for a in audits if self._seen.get(a.group) != _fingerprint(a)]
+        if not changed:
+            return
+        if self.producer is None:
+            self.producer = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
+        for a in changed:
+            assert a.actual is not None and a.best is not None
+            gen = observed_generation(self._generation.get(a.group, -1), int(time.time() * 1000))
+            plans: list[AssignmentPlan] = [
+                a.actual.model_copy(update={"generation": gen}),
+                a.best.model_copy(update={"generation": gen + 1}),
+            ]
+            try:
+                for plan in plans:
+                    self.producer.produce(
+                        s.topics.plans,
+                        key=a.group.encode(),
+                        value=plan.to_json().encode(),
+                        partition=group_partition(a.group, self.plans_partitions),
+                    )
+            except (KafkaException, BufferError) as exc:
+                log.warning("observed plans not written", group=a.group, error=str(exc))
+                continue
+            self._generation[a.group] = gen + 1
+            self._seen[a.group] = _fingerprint(a)
+            self.published += len(plans)
+            self.metrics.plans.labels("observed").inc()
+            self.metrics.plans.labels("recommended").inc()
+            log.info(
+                "observed plans published",
+                group=a.group,
+                generation=gen,
+                cross_rack_actual=a.cross_rack_actual,
+                cross_rack_best=a.cross_rack_best,
+            )
+        remaining = self.producer.flush(15)
+        if remaining:
+            log.warning("observed plans not all delivered", pending=remaining)

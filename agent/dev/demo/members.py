@@ -1,0 +1,98 @@
+"""The demo's group members: real confluent-kafka consumers that follow rackwise plans.
+
+A consumer member is a :class:`agent.member.follower.PlanFollower` around a plain Consumer. A
+Streams-style member is the same, except that its subscription carries Kafka Streams'
+``SubscriptionInfo`` as user data (process id, and its running active tasks with offset sum
+-2, as a Streams client reports them after a rebalance) and is published with
+``rackwise-kind: streams``. One thread per process, so the member id is the process id:
+that is the id a streams plan lists its members by.
+
+Example::
+
+    member = DemoMember.consumer(conf, names, "orders-az1", "az1").start()
+    ...
+    member.stop()          # commit, give every partition up, publish the tombstone
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from confluent_kafka import Consumer
+
+from agent.member import PlanFollower, StreamsFollower, process_id
+
+
+class DemoMember:
+    """A consumer plus its follower, polled in a thread; counts the records it reads."""
+
+    def __init__(self, name: str, consumer: Consumer, follower: PlanFollower) -> None:
+        self.name = name
+        self.consumer = consumer
+        self.follower = follower
+        self.records = 0
+        self.error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"demo-{name}", daemon=True)
+        self._started = False
+
+    @classmethod
+    def consumer(
+        cls, conf: Mapping[str, Any], topics: Mapping[str, str], group: str, name: str, rack: str,
+        topic: str,
+    ) -> DemoMember:
+        consumer = _consumer(conf, group)
+        follower = PlanFollower(
+            consumer, conf, group_id=group, topics=[topic], rack=rack, member_id=name,
+            subscriptions_topic=topics["subscriptions"], plans_topic=topics["plans"],
+            heartbeat_s=1.0,
+        )
+        return cls(name, consumer, follower)
+
+    @classmethod
+    def streams(
+        cls, conf: Mapping[str, Any], topics: Mapping[str, str], group: str, name: str, rack: str,
+        topic: str,
+    ) -> DemoMember:
+        consumer = _consumer(conf, group)
+        follower = StreamsFollower(
+            consumer, conf, group_id=group, topics=[topic], rack=rack,
+            subscriptions_topic=topics["subscriptions"], plans_topic=topics["plans"],
+            heartbeat_s=1.0, process=process_id(f"{group}/{name}"), endpoint=f"{name}:8080",
+        )
+        return cls(name, consumer, follower)
+
+    def start(self) -> DemoMember:
+        self.follower.start()
+        self._started = True
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.is_set():
+                for msg in self.consumer.consume(200, 0.2):
+                    if msg.error() is None:
+                        self.records += 1
+                self.follower.poll()
+        except BaseException as exc:  # reported by stop(); the demo goes on cleaning up
+            self.error = exc
+
+    def stop(self) -> None:
+        """Stop polling, hand everything back (tombstone), close the clients."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(15)
+        try:
+            if self._started:
+                self.follower.close(leave=True)
+        finally:
+            self.consumer.close()
+
+
+def _consumer(conf: Mapping[str, Any], group: str) -> Consumer:
+    return Consumer(
+        {**conf, "group.id": group, "enable.auto.commit": False, "auto.offset.reset": "earliest"}
+    )

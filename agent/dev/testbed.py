@@ -1,0 +1,402 @@
+"""The local testbed: three real Apache Kafka KRaft nodes on 127.0.0.1 with racks az1/az2/az3.
+
+No Docker: the broker classpath comes from Maven Central (testbed/kafka/pom.xml, copied into
+the jar cache by ``mvn dependency:copy-dependencies``) and each node runs as a plain ``java``
+process. Each node is a combined broker+controller with a static voter set, so the three
+start together and elect a leader among themselves.
+
+State lives in one directory (``.testbed/`` in the checkout, or RACKWISE_TESTBED_DIR):
+``nodeN.properties``, ``data/nN``, ``logs/nN`` and ``pids/nN``. ``up`` is idempotent (a
+running healthy testbed is reused), ``down`` stops every node, waits for its ports to close
+and wipes the data, so the next ``up`` starts a fresh cluster.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from protocol.errors import RackwiseError
+
+ROOT = Path(__file__).resolve().parents[2]
+RACKS = ("az1", "az2", "az3")
+HOST = "127.0.0.1"
+
+
+class TestbedError(RackwiseError):
+    """The testbed cannot be started or stopped; the message says what to do."""
+
+    __test__ = False  # not a pytest test class
+
+
+@dataclass(frozen=True)
+class Node:
+    node_id: int
+    rack: str
+    client_port: int
+    controller_port: int
+    sasl_port: int | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{HOST}:{self.client_port}"
+
+
+def _env_path(name: str, default: Path) -> Path:
+    value = os.environ.get(name)
+    return Path(value).resolve() if value else default
+
+
+def cache_dir() -> Path:
+    """Where Maven-copied jars live (shared by testbed, Spark job and Java harnesses)."""
+    return _env_path("RACKWISE_CACHE_DIR", ROOT / ".cache")
+
+
+def _port_open(port: int, host: str = HOST, timeout: float = 0.3) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        return sock.connect_ex((host, port)) == 0
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie child still answers kill(0); look at its state.
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[1].split()[0] == "Z":
+            return False
+    return True
+
+
+class Testbed:
+    """Drive the three-node cluster: up, down, status."""
+
+    __test__ = False
+
+    def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
+                 heap_mb: int = 512, sasl: bool = False,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.dir = base_dir or _env_path("RACKWISE_TESTBED_DIR", ROOT / ".testbed")
+        base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
+        # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
+        # Every port stays below Linux's ephemeral range (32768+): a client socket that
+        # happened to bind a broker's port there would stop that broker from restarting.
+        if not 1024 <= base <= 32768 - 300:
+            raise TestbedError(f"RACKWISE_TESTBED_PORT_BASE={base} must lie in 1024..32468 "
+                               "(below the ephemeral port range)")
+        self.nodes = tuple(
+            Node(n, RACKS[n - 1], base + 100 * (n - 1), base + 100 * (n - 1) + 1,
+                 (base + 100 * (n - 1) + 2) if sasl else None)
+            for n in (1, 2, 3)
+        )
+        self.heap_mb = heap_mb
+        self.sasl = sasl
+        self._log = log or (lambda msg: None)
+
+    # ---- paths -------------------------------------------------------------------------
+    @property
+    def libs(self) -> Path:
+        return cache_dir() / "kafka-libs"
+
+    def _props(self, node: Node) -> Path:
+        return self.dir / f"node{node.node_id}.properties"
+
+    def _data(self, node: Node) -> Path:
+        return self.dir / "data" / f"n{node.node_id}"
+
+    def _logs(self, node: Node) -> Path:
+        return self.dir / "logs" / f"n{node.node_id}"
+
+    def _pidfile(self, node: Node) -> Path:
+        return self.dir / "pids" / f"n{node.node_id}"
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(n.address for n in self.nodes)
+
+    @property
+    def sasl_bootstrap(self) -> str:
+        return ",".join(f"{HOST}:{n.sasl_port}" for n in self.nodes if n.sasl_port)
+
+    # ---- prerequisites -----------------------------------------------------------------
+    def ensure_jars(self) -> None:
+        """Copy the broker classpath from Maven Central into the cache unless already there."""
+        marker = self.libs / ".complete"
+        if marker.exists():
+            return
+        java, mvn = shutil.which("java"), shutil.which("mvn")
+        if java is None:
+            raise TestbedError("'java' not found: install OpenJDK 17+ "
+                               "(apt-get install openjdk-17-jre-headless)")
+        if mvn is None:
+            raise TestbedError("'mvn' not found: install Maven (apt-get install maven) "
+                               "to fetch the Kafka jars")
+        self._log(f"fetching Kafka jars into {self.libs} (first run only)")
+        self.libs.mkdir(parents=True, exist_ok=True)
+        cmd = [mvn, "-B", "-q", "-f", str(ROOT / "testbed" / "kafka" / "pom.xml"),
+               "dependency:copy-dependencies", "-DincludeScope=runtime",
+               f"-DoutputDirectory={self.libs}"]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            raise TestbedError(f"mvn could not fetch the Kafka jars:\n{(proc.stdout + proc.stderr)[-3000:]}")
+        if not any(self.libs.glob("kafka_2.13-*.jar")):
+            raise TestbedError(f"mvn finished but no kafka_2.13 jar is in {self.libs}")
+        marker.touch()
+
+    def _java_cmd(self, node: Node) -> list[str]:
+        java = shutil.which("java")
+        if java is None:
+            raise TestbedError("'java' not found: install OpenJDK 17+")
+        return [
+            java, f"-Xms{self.heap_mb // 2}m", f"-Xmx{self.heap_mb}m", "-XX:+UseG1GC",
+            "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
+            f"-Dlog4j2.configurationFile={ROOT / 'testbed' / 'kafka' / 'log4j2.properties'}",
+            f"-Dkafka.logs.dir={self._logs(node)}",
+            "-cp", f"{self.libs}/*", "kafka.Kafka", str(self._props(node)),
+        ]
+
+    # ---- configuration -----------------------------------------------------------------
+    def _write_config(self, node: Node) -> None:
+        voters = ",".join(f"{n.node_id}@{HOST}:{n.controller_port}" for n in self.nodes)
+        listeners = [f"PLAINTEXT://{HOST}:{node.client_port}", f"CONTROLLER://{HOST}:{node.controller_port}"]
+        advertised = [f"PLAINTEXT://{HOST}:{node.client_port}"]
+        protocol_map = "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+        extra: list[str] = []
+        if node.sasl_port:
+            listeners.append(f"SASL_PLAINTEXT://{HOST}:{node.sasl_port}")
+            advertised.append(f"SASL_PLAINTEXT://{HOST}:{node.sasl_port}")
+            protocol_map += ",SASL_PLAINTEXT:SASL_PLAINTEXT"
+            extra += [
+                "sasl.enabled.mechanisms=PLAIN",
+                "listener.name.sasl_plaintext.plain.sasl.jaas.config="
+                "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                f'user_{SASL_USER}="{SASL_PASSWORD}";',
+            ]
+        props = {
+            "process.roles": "broker,controller",
+            "node.id": str(node.node_id),
+            "broker.rack": node.rack,
+            "controller.quorum.voters": voters,
+            "listeners": ",".join(listeners),
+            "advertised.listeners": ",".join(advertised),
+            "controller.listener.names": "CONTROLLER",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.security.protocol.map": protocol_map,
+            "log.dirs": str(self._data(node)),
+            "num.partitions": "3",
+            "default.replication.factor": "3",
+            "min.insync.replicas": "1",
+            "offsets.topic.replication.factor": "3",
+            "offsets.topic.num.partitions": "3",
+            "transaction.state.log.replication.factor": "3",
+            "transaction.state.log.min.isr": "1",
+            "transaction.state.log.num.partitions": "3",
+            "share.coordinator.state.topic.replication.factor": "3",
+            "share.coordinator.state.topic.min.isr": "1",
+            "group.initial.rebalance.delay.ms": "0",
+            "auto.create.topics.enable": "false",
+            "num.network.threads": "2",
+            "num.io.threads": "2",
+            "log.cleaner.dedupe.buffer.size": "16777216",
+            "log.segment.bytes": "16777216",
+            "replica.selector.class": "org.apache.kafka.common.replica.RackAwareReplicaSelector",
+            "group.min.session.timeout.ms": "1000",
+            "transaction.abort.timed.out.transaction.cleanup.interval.ms": "5000",
+            "transaction.remove.expired.transaction.cleanup.interval.ms": "10000",
+        }
+        lines = [f"{k}={v}" for k, v in props.items()] + extra
+        self._props(node).write_text("\n".join(lines) + "\n")
+
+    def _cluster_id(self) -> str:
+        path = self.dir / "cluster.id"
+        if path.exists():
+            return path.read_text().strip()
+        # A base64url id may start with '-', which argparse in StorageTool would take for a
+        # flag; it is passed as --cluster-id=ID, and ids starting with '-' are avoided anyway.
+        cid = "-"
+        while cid.startswith("-"):
+            cid = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        path.write_text(cid)
+        return cid
+
+    def _format(self, node: Node, cluster_id: str) -> None:
+        meta = self._data(node) / "meta.properties"
+        if meta.exists():
+            if f"cluster.id={cluster_id}" in meta.read_text():
+                return
+            # Stale data from another cluster: the testbed owns this directory, start afresh.
+            self._log(f"node {node.node_id}: stale data dir from another cluster, wiping it")
+            shutil.rmtree(self._data(node))
+        self._data(node).mkdir(parents=True, exist_ok=True)
+        java = shutil.which("java") or "java"
+        proc = subprocess.run(
+            [java, "-Xmx256m", "-cp", f"{self.libs}/*", "kafka.tools.StorageTool", "format",
+             f"--cluster-id={cluster_id}", "-c", str(self._props(node)), "-g"],
+            capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0:
+            output = (proc.stdout + proc.stderr)[-2000:]
+            raise TestbedError(f"formatting node {node.node_id} failed:\n{output}")
+
+    # ---- lifecycle ---------------------------------------------------------------------
+    def _pid(self, node: Node) -> int | None:
+        try:
+            pid = int(self._pidfile(node).read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if _pid_alive(pid) else None
+
+    def is_running(self) -> bool:
+        return all(self._pid(n) is not None for n in self.nodes) and all(
+            _port_open(n.client_port) for n in self.nodes)
+
+    def up(self, timeout: float = 180.0) -> str:
+        """Start the cluster (or reuse a running one); return the bootstrap servers."""
+        if self.is_running() and self._wait_ready(timeout=30, quiet=True):
+            self._log("testbed already running")
+            return self.bootstrap
+        # Half-started or crashed: stop what is left, then start clean.
+        if any(self._pid(n) for n in self.nodes):
+            self._log("found a half-started testbed; stopping it first")
+            self.down()
+        self.ensure_jars()
+        busy = [p for n in self.nodes for p in (n.client_port, n.controller_port, n.sasl_port)
+                if p and _port_open(p)]
+        if busy:
+            raise TestbedError(
+                f"port(s) {', '.join(map(str, busy))} on {HOST} are in use by another program: stop it, "
+                "or choose other ports with RACKWISE_TESTBED_PORT_BASE "
+                f"(e.g. {self.nodes[0].client_port + 1000})")
+        for sub in ("data", "logs", "pids"):
+            (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        cid = self._cluster_id()
+        for node in self.nodes:
+            self._write_config(node)
+            self._logs(node).mkdir(parents=True, exist_ok=True)
+            self._format(node, cid)
+        for node in self.nodes:
+            out = open(self._logs(node) / "stdout.log", "ab")  # noqa: SIM115 - owned by the child
+            proc = subprocess.Popen(self._java_cmd(node), stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
+            out.close()
+            self._pidfile(node).write_text(str(proc.pid))
+        if not self._wait_ready(timeout):
+            tail = self._log_tail()
+            self.down()
+            raise TestbedError(
+                f"the brokers did not become ready within {timeout:.0f}s; last log lines:\n{tail}")
+        return self.bootstrap
+
+    def _wait_ready(self, timeout: float, quiet: bool = False) -> bool:
+        from confluent_kafka.admin import AdminClient
+
+        deadline = time.monotonic() + timeout
+        admin = AdminClient({"bootstrap.servers": self.bootstrap, "socket.connection.setup.timeout.ms": 3000,
+                             "logger": _SilentLogger()})
+        while time.monotonic() < deadline:
+            dead = [n.node_id for n in self.nodes if self._pid(n) is None]
+            if dead:
+                if not quiet:
+                    self._log(f"node(s) {dead} exited during start-up")
+                return False
+            try:
+                cluster = admin.describe_cluster(request_timeout=5).result(timeout=10)
+                racks = {node.id: node.rack for node in cluster.nodes}
+                if len(racks) == 3 and all(racks.values()):
+                    # The group coordinator needs a leader for __consumer_offsets; the first
+                    # consumer creates it, which is fast with 3 partitions.
+                    return True
+            except Exception:  # noqa: BLE001 - not up yet; keep polling until the deadline
+                pass
+            time.sleep(1.0)
+        return False
+
+    def _log_tail(self, lines: int = 15) -> str:
+        out = []
+        for node in self.nodes:
+            path = self._logs(node) / "stdout.log"
+            if path.exists():
+                text = path.read_text(errors="replace").splitlines()[-lines:]
+                out.append(f"--- node {node.node_id} ({path})\n" + "\n".join(text))
+        return "\n".join(out)
+
+    def down(self, timeout: float = 60.0) -> None:
+        """Stop every node (TERM, then KILL after timeout), wait for ports to close, wipe data."""
+        pids = {n.node_id: self._pid(n) for n in self.nodes}
+        for pid in pids.values():
+            if pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and any(p and _pid_alive(p) for p in pids.values()):
+            time.sleep(0.3)
+        for pid in pids.values():
+            if pid and _pid_alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+        for node in self.nodes:
+            self._pidfile(node).unlink(missing_ok=True)
+        ports = [p for n in self.nodes for p in (n.client_port, n.controller_port, n.sasl_port) if p]
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(_port_open(p) for p in ports):
+            time.sleep(0.2)
+        shutil.rmtree(self.dir / "data", ignore_errors=True)
+        (self.dir / "cluster.id").unlink(missing_ok=True)
+
+    def stop_node(self, node_id: int, hard: bool = False) -> None:
+        """Stop one node (for failure tests); its data stays so it can come back."""
+        node = self.nodes[node_id - 1]
+        pid = self._pid(node)
+        if pid:
+            os.killpg(pid, signal.SIGKILL if hard else signal.SIGTERM)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and _pid_alive(pid):
+                time.sleep(0.2)
+        self._pidfile(node).unlink(missing_ok=True)
+
+    def start_node(self, node_id: int) -> None:
+        node = self.nodes[node_id - 1]
+        if self._pid(node):
+            return
+        out = open(self._logs(node) / "stdout.log", "ab")  # noqa: SIM115
+        proc = subprocess.Popen(self._java_cmd(node), stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
+        out.close()
+        self._pidfile(node).write_text(str(proc.pid))
+
+    def status(self) -> list[dict[str, object]]:
+        return [
+            {"node": n.node_id, "rack": n.rack, "address": n.address, "pid": self._pid(n),
+             "listening": _port_open(n.client_port)}
+            for n in self.nodes
+        ]
+
+
+SASL_USER = "rackwise"
+SASL_PASSWORD = "rackwise-secret"
+
+
+class _SilentLogger:
+    """A logger for librdkafka that drops the connection-refused noise of a starting cluster."""
+
+    def log(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    def debug(self, *args: object, **kwargs: object) -> None:
+        pass
+
+    info = warning = error = critical = exception = debug
