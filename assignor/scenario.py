@@ -1,8 +1,9 @@
-"""Offline scenarios (DESIGN.md §4): load one, plan it with any assignor, compare them all.
+"""Offline scenarios (docs/architecture.md, "Scenarios"): JSON in, the seam's typed inputs out.
 
-``plan_from_scenario`` is what ``rackwise plan`` prints, ``compare_scenario`` what
-``rackwise compare`` tabulates. Streams scenarios (``"kind": "streams"``) are delegated to
-assignor.streams.scenario.
+This is an adapter for the offline CLI only (``rackwise plan``, ``compare``, ``scenario``):
+``load_consumer`` turns a scenario into an assignor.api.ConsumerGroup and ``round_of`` into
+its Round; planning itself is assignor.api.plan, as for the daemon. Streams scenarios
+(``"kind": "streams"``) are read by assignor.streams.scenario.
 
 Example::
 
@@ -15,30 +16,26 @@ from __future__ import annotations
 import base64
 import binascii
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from assignor.base import Result
+from assignor.api import (
+    DEFAULT_CONSUMER_ASSIGNOR,
+    PROTOCOLS,
+    ConsumerGroup,
+    Protocol,
+    Round,
+    plan,
+)
 from assignor.cluster import ClusterView
 from assignor.errors import AssignorError
 from assignor.model import Group, Member
-from assignor.optimal import assign_rack_optimal, lower_bound
-from assignor.ownership import previous_owners
-from assignor.range import assign_range
-from assignor.sticky import assign_cooperative_sticky, assign_eager_sticky
-from assignor.summary import member_plans, summarize
+from assignor.registry import ASSIGNORS
 from protocol.errors import ProtocolError
-from protocol.plan import PLAN_REASONS, AssignmentPlan, WithheldPartition
+from protocol.plan import PLAN_REASONS, AssignmentPlan
 
-DEFAULT_ASSIGNOR = "rack-optimal"
-# name -> (assignor, whether its balance is per topic)
-ASSIGNORS: dict[str, tuple[Callable[[Group], Result], bool]] = {
-    "range": (assign_range, True),
-    "sticky": (assign_eager_sticky, False),
-    "cooperative-sticky": (assign_cooperative_sticky, False),
-    "rack-optimal": (assign_rack_optimal, False),
-}
+DEFAULT_ASSIGNOR = DEFAULT_CONSUMER_ASSIGNOR
 
 
 def _streams() -> ModuleType:
@@ -126,41 +123,26 @@ def load_group(doc: Mapping[str, Any]) -> Group:
     return Group(group_id, tuple(members), cluster, generation, reason, config)
 
 
-def plan_group(group: Group, assignor: str) -> AssignmentPlan:
-    if assignor not in ASSIGNORS:
+def load_consumer(doc: Mapping[str, Any], assignor: str | None = None) -> ConsumerGroup:
+    """A consumer scenario as the seam's ConsumerGroup (``assignor`` overrides the scenario's)."""
+    group = load_group(doc)
+    raw = doc["group"]
+    protocol = str(raw.get("protocol", "cooperative"))
+    if protocol not in PROTOCOLS:
+        raise AssignorError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    name = assignor or str(raw.get("assignor") or DEFAULT_ASSIGNOR)
+    if name not in ASSIGNORS:
         raise AssignorError(
-            f"unknown assignor {assignor!r}: use one of {', '.join(sorted(ASSIGNORS))}"
+            f"unknown assignor {name!r}: use one of {', '.join(sorted(ASSIGNORS))}"
         )
-    fn, per_topic = ASSIGNORS[assignor]
-    result = fn(group)
-    racks = group.racks()
-    counts = {t: group.cluster.partition_count(t) for t in group.subscribed_topics()}
-    summary = summarize(
-        group.cluster,
-        result.target(),
-        racks,
-        previous_owner=previous_owners(group.members, counts),
-        lower_bound=lower_bound(group, per_topic=per_topic),
-    )
-    return AssignmentPlan(
-        group_id=group.group_id,
-        kind="consumer",
-        generation=group.next_generation(),
-        reason=group.reason,
-        assignor=assignor,
-        config=result.config,
-        members=member_plans(group.cluster, result.assignment, racks),
-        withheld=[
-            WithheldPartition(
-                topic=w.partition.topic,
-                partition=w.partition.partition,
-                owner=w.owner,
-                target=w.target,
-            )
-            for w in sorted(result.withheld, key=lambda w: w.partition)
-        ],
-        summary=summary,
-    )
+    proto: Protocol = protocol  # type: ignore[assignment]
+    return ConsumerGroup(group.group_id, group.members, group.cluster, name, proto, group.config)
+
+
+def round_of(doc: Mapping[str, Any]) -> Round:
+    """The scenario's generation (if given) and reason as a Round."""
+    group = load_group(doc)
+    return Round(triggers=(group.reason,), generation=group.generation)
 
 
 def _kind(doc: Mapping[str, Any]) -> str:
@@ -173,21 +155,19 @@ def _kind(doc: Mapping[str, Any]) -> str:
 
 def plan_from_scenario(doc: dict[str, Any], *, assignor: str | None = None) -> AssignmentPlan:
     if _kind(doc) == "streams":
-        plan: AssignmentPlan = _streams().plan_from_scenario(doc, assignor=assignor)
-        return plan
-    group = load_group(doc)
-    name = assignor or str(doc["group"].get("assignor") or DEFAULT_ASSIGNOR)
-    return plan_group(group, name)
+        streams_plan: AssignmentPlan = _streams().plan_from_scenario(doc, assignor=assignor)
+        return streams_plan
+    return plan(load_consumer(doc, assignor), round_of(doc))
 
 
 def compare_scenario(doc: dict[str, Any]) -> list[dict[str, Any]]:
     if _kind(doc) == "streams":
         rows: list[dict[str, Any]] = _streams().compare_scenario(doc)
         return rows
-    group = load_group(doc)
+    round_ = round_of(doc)
     out = []
     for name in ASSIGNORS:
-        s = plan_group(group, name)
+        s = plan(load_consumer(doc, name), round_)
         out.append(
             {
                 "assignor": name,

@@ -134,7 +134,7 @@ def quality(quick: bool) -> None:
             )
         )
     rows = java(docs, "range", "cooperative-sticky")
-    from assignor.scenario import plan_group
+    from assignor.registry import plan_group
 
     red: dict[str, list[float]] = {"range": [], "cooperative-sticky": []}
     costs: dict[str, list[float]] = {"range": [], "cooperative-sticky": [], "rack-optimal": []}

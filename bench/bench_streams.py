@@ -25,7 +25,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from assignor.streams.scenario import parse_inputs, run  # noqa: E402
+from assignor.streams.inputs import run  # noqa: E402
+from assignor.streams.scenario import parse_inputs  # noqa: E402
 from bench.streams_gen import generate  # noqa: E402
 from bench.streams_parity import evaluate, run_kafka  # noqa: E402
 

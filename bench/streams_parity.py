@@ -37,12 +37,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from assignor.streams.ha import place_standbys
-from assignor.streams.model import TaskId
+from assignor.streams.inputs import StreamsInputs
 from assignor.streams.rack import rack_context
 from assignor.streams.rackstandby import optimize_standby
-from assignor.streams.scenario import StreamsInputs, parse_inputs
+from assignor.streams.scenario import parse_inputs
 from assignor.streams.state import ClientState
 from bench.streams_gen import generate
+from protocol.streams import TaskId
 from tests.support import javaharness
 
 PROJECT = "bench/java/streams-harness"

@@ -32,8 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assignor.streams.model import TaskId
-from assignor.streams.scenario import run
+from assignor.streams.inputs import run
 from bench.streams_parity import (
     active_step_objective,
     evaluate,
@@ -43,6 +42,7 @@ from bench.streams_parity import (
     standby_step,
     subtopology_caps_violated,
 )
+from protocol.streams import TaskId
 
 STRATEGIES = ("min_traffic", "balance_subtopology")
 

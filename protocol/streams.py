@@ -62,6 +62,18 @@ class TaskId(NamedTuple):
         """Order by named topology (none first), subtopology, partition; None-safe."""
         return (self.topology or "", self.subtopology, self.partition)
 
+    @classmethod
+    def parse(cls, text: str) -> TaskId:
+        """``"0_3"`` -> TaskId(0, 3); ``"name__0_3"`` names a topology (as ``str`` prints it)."""
+        topology, sep, rest = str(text).rpartition("__")
+        head, underscore, tail = rest.partition("_")
+        try:
+            if not underscore:
+                raise ValueError(text)
+            return cls(int(head), int(tail), topology if sep else None)
+        except ValueError:
+            raise ProtocolError(f"task id {text!r} is not '<subtopology>_<partition>'") from None
+
 
 @dataclass(slots=True)
 class TaskIdData:

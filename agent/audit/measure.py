@@ -26,8 +26,9 @@ from agent.audit.model import (
 )
 from agent.audit.read import RawGroup
 from agent.audit.streams import audit_streams
+from assignor.api import ConsumerGroup, Round, plan
 from assignor.model import Group, Member
-from assignor.optimal import OptimalConfig, assign_rack_optimal, lower_bound
+from assignor.optimal import lower_bound
 from assignor.summary import member_plans, summarize
 from protocol.consumer import decode_assignment, decode_subscription
 from protocol.errors import ProtocolError, RackwiseError
@@ -128,10 +129,11 @@ def _audit_consumer(base: GroupAudit, decoded: list[Decoded], describe: Describe
     total = sum(view.partition_count(t) for t in group.subscribed_topics())
     # Traffic outweighs every possible move: the fewest cross-rack partitions first, then the
     # fewest moves away from what the group runs now.
-    best_cfg = OptimalConfig(traffic_cost=float(total + 1), non_overlap_cost=1.0, cooperative=False)
-    best = assign_rack_optimal(group, best_cfg).target()
-    bound = lower_bound(group)
-    owners = {tp: m for m, tps in actual.items() for tp in tps}
+    best_cfg = {"traffic_cost": float(total + 1), "non_overlap_cost": 1.0, "cooperative": False}
+    recommended = plan(
+        ConsumerGroup(base.group, members, view, "rack-optimal", "eager", best_cfg),
+        Round(triggers=("recommended",), generation=0),
+    )
     actual_plan = AssignmentPlan(
         group_id=base.group,
         kind="consumer",
@@ -140,18 +142,10 @@ def _audit_consumer(base: GroupAudit, decoded: list[Decoded], describe: Describe
         assignor=base.protocol or "unknown",
         config={"observed": "actual", "state": base.state},
         members=member_plans(view, actual, racks),
-        summary=summarize(view, actual, racks, lower_bound=bound),
+        summary=summarize(view, actual, racks, lower_bound=lower_bound(group)),
     )
-    best_plan = AssignmentPlan(
-        group_id=base.group,
-        kind="consumer",
-        generation=0,
-        reason="recommended",
-        assignor="rack-optimal",
-        config={"observed": "recommended", "traffic_cost": best_cfg.traffic_cost,
-                "non_overlap_cost": best_cfg.non_overlap_cost, "cooperative": False},
-        members=member_plans(view, best, racks),
-        summary=summarize(view, best, racks, previous_owner=owners, lower_bound=bound),
+    best_plan = recommended.model_copy(
+        update={"config": {"observed": "recommended", **recommended.config}}
     )
     return replace(
         base,

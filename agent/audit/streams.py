@@ -107,10 +107,9 @@ def audit_streams(
     configured: Callable[[str], Mapping[str, Any] | None],
     overrides: Mapping[str, Any],
 ) -> GroupAudit:
-    from assignor.streams.model import AssignmentConfig, ClientInput, Topology, build_tasks
-    from assignor.streams.model import TaskId as STaskId
-    from assignor.streams.plan import build_plan
-    from assignor.streams.scenario import ASSIGNOR_NAME, StreamsInputs, run
+    from assignor.api import Round, StreamsApp, StreamsClient, plan
+    from assignor.streams.model import AssignmentConfig, Topology, build_tasks
+    from protocol.streams import TaskId
 
     procs, sources = _streams_processes(decoded)
     standbys_per_task: dict[tuple[int, int], int] = {}
@@ -144,19 +143,20 @@ def audit_streams(
     clients = []
     for pid in sorted(procs):
         proc = procs[pid]
-        active = frozenset(t for t in (STaskId(*k) for k in proc.active) if t in known)
-        standby = frozenset(t for t in (STaskId(*k) for k in proc.standby) if t in known)
+        active = frozenset(t for t in (TaskId(*k) for k in proc.active) if t in known)
+        standby = frozenset(t for t in (TaskId(*k) for k in proc.standby) if t in known)
         # Every stateful task counts as caught up everywhere: the recommendation is where the
         # app would converge (after warm-ups), not the first probing step.
         lags = {t: (-2 if t in active else 0) for t in sorted(tasks.stateful)}
         clients.append(
-            ClientInput(pid, proc.threads, proc.rack, lags, dict(proc.tags), active, standby)
+            StreamsClient(pid, proc.rack, proc.threads, dict(proc.tags), None, lags, active, standby)
         )
-    inputs = StreamsInputs(base.group, 0, view, tasks, tuple(clients), config)
-    result = run(inputs)
-    planned = build_plan(inputs, result, None, ASSIGNOR_NAME)
+    planned = plan(
+        StreamsApp(base.group, tuple(clients), topology, view, config),
+        Round(triggers=("recommended",), generation=0),
+    )
     best_plan = planned.model_copy(
-        update={"reason": "recommended", "config": {"observed": "recommended", **planned.config}}
+        update={"config": {"observed": "recommended", **planned.config}}
     )
     actual_members = []
     for pid in sorted(procs):

@@ -8,7 +8,8 @@ owning ``_loading``, ``_ready`` and ``_dirty`` itself.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import structlog
 from confluent_kafka import Consumer, KafkaException
@@ -16,6 +17,7 @@ from confluent_kafka import TopicPartition as KTopicPartition
 
 from agent.daemon.state import GroupState, GroupTable, may_hold
 from agent.routing import group_partition
+from protocol.plan import AssignmentPlan
 
 log = structlog.get_logger("rackwise.agent")
 
@@ -28,19 +30,32 @@ STALL_S = 2.0
 STALL_GRACE_S = 10.0
 
 
-def loading_state(consumer: Consumer, tp: KTopicPartition) -> dict[str, Any]:
+@dataclass
+class LoadingState:
+    """One partition being loaded: read to its end yet? Its plans recovered yet?"""
+
+    eof: bool
+    end: int | None
+    opened: bool = False
+    plans: dict[str, AssignmentPlan] = field(default_factory=dict)
+
+
+def loading_state(consumer: Consumer, tp: KTopicPartition) -> LoadingState:
     """The load bookkeeping of a partition just assigned: where its log ends right now."""
     try:
         low, high = consumer.get_watermark_offsets(tp, timeout=15, cached=False)
-        empty, end = high <= low, high
+        return LoadingState(eof=high <= low, end=high)
     except Exception as exc:  # a new topic without a leader yet: wait for the EOF event
         log.info("watermarks unavailable", partition=tp.partition, error=str(exc))
-        empty, end = False, None
-    return {"eof": empty, "opened": False, "plans": {}, "end": end}
+        return LoadingState(eof=False, end=None)
 
 
 def restore_recovered(
-    table: GroupTable, p: int, recovered: dict[str, Any], subs_partitions: int, now: float
+    table: GroupTable,
+    p: int,
+    recovered: Mapping[str, AssignmentPlan],
+    subs_partitions: int,
+    now: float,
 ) -> tuple[list[str], int]:
     """Put the recovered plans of partition ``p`` back on its groups and mark those that
     need a new plan. Returns (the groups marked, how many of the live ones were)."""

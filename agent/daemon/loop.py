@@ -27,10 +27,12 @@ from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
 from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
+from agent.daemon.events import Failed, LoopEvent, Opened, Published, RackChange
 from agent.daemon.loading import (
     EXPIRY_LAG_LIMIT,
     STALL_GRACE_S,
     STALL_S,
+    LoadingState,
     behind,
     loading_state,
     restore_recovered,
@@ -41,7 +43,7 @@ from agent.daemon.planning import PlanJob, cross_rack_count, planned_topics, tak
 from agent.daemon.rackwatch import RackWatch, watch_racks
 from agent.daemon.state import GroupState, GroupTable, InputRejected, may_hold
 from agent.daemon.topics import ensure_topics, partition_counts
-from agent.daemon.worker import Failed, Opened, PlanWorker, Published
+from agent.daemon.worker import PlanWorker
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
 
@@ -55,44 +57,26 @@ class Agent:
     """One agent instance. ``run()`` blocks until ``stop()`` (or SIGTERM/SIGINT)."""
 
     def __init__(self, settings: AgentSettings) -> None:
-        self.settings = settings
+        s = self.settings = settings
         self.metrics = Metrics()
         self.table = GroupTable()
         self._stop = threading.Event()
-        self._events: queue.Queue[object] = queue.Queue()
-        self._loading: dict[int, dict[str, Any]] = {}
+        self._events: queue.Queue[LoopEvent] = queue.Queue()
+        self._loading: dict[int, LoadingState] = {}
         self._ready: set[int] = set()
         self._dirty: set[str] = set()
+        self._followups: dict[str, float] = {}
         self._watched: frozenset[str] = frozenset()
         self._last_loop = time.monotonic()
         self._expiry_grace_until = 0.0
+        self._closing = False
         self.ops_port: int | None = None
         self.started = threading.Event()
-
-    # ---- lifecycle ---------------------------------------------------------------------------
-    def stop(self) -> None:
-        self._stop.set()
-
-    def run(self) -> int:
-        s = self.settings
-        log.info("agent starting", settings=s.redacted())
-        admin = AdminClient(s.client_config())
-        if s.topics.create:
-            ensure_topics(admin, s.topics)
-        counts = partition_counts(admin, [s.topics.subscriptions, s.topics.plans])
-        self.subs_partitions = counts.get(s.topics.subscriptions, s.topics.partitions)
-        plans_partitions = counts.get(s.topics.plans, s.topics.partitions)
-        if self.subs_partitions != plans_partitions:
-            log.warning(
-                "subscriptions and plans partition counts differ; recovery reads all "
-                "plans partitions",
-                subscriptions=self.subs_partitions,
-                plans=plans_partitions,
-            )
-        self.watch = RackWatch(admin, s.metadata)
-        self.worker = PlanWorker(
-            s, self.watch, self.metrics, self._events.put, plans_partitions, self.subs_partitions
-        )
+        # The clients connect lazily: nothing here talks to Kafka before run().
+        self.subs_partitions = s.topics.partitions
+        self.admin = AdminClient(s.client_config())
+        self.watch = RackWatch(self.admin, s.metadata)
+        self.worker = PlanWorker(s, self.watch, self.metrics, self._events.put)
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
         self.consumer = Consumer(
             s.client_config(
@@ -112,6 +96,29 @@ class Agent:
                 }
             )
         )
+        self.observer: Observer | None = None
+
+    # ---- lifecycle ---------------------------------------------------------------------------
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self) -> int:
+        s = self.settings
+        log.info("agent starting", settings=s.redacted())
+        admin = self.admin
+        if s.topics.create:
+            ensure_topics(admin, s.topics)
+        counts = partition_counts(admin, [s.topics.subscriptions, s.topics.plans])
+        self.subs_partitions = counts.get(s.topics.subscriptions, s.topics.partitions)
+        plans_partitions = counts.get(s.topics.plans, s.topics.partitions)
+        if self.subs_partitions != plans_partitions:
+            log.warning(
+                "subscriptions and plans partition counts differ; recovery reads all "
+                "plans partitions",
+                subscriptions=self.subs_partitions,
+                plans=plans_partitions,
+            )
+        self.worker.set_layout(plans_partitions, self.subs_partitions)
         ops = None
         if s.ops.port >= 0:
             ops = OpsServer(s.ops.host, s.ops.port, self.metrics, self.health)
@@ -122,7 +129,6 @@ class Agent:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: self._stop.set())
         self.worker.start()
-        self.observer: Observer | None = None
         if s.observe.groups:
             self.observer = Observer(s, self.metrics, self._owns, plans_partitions, admin)
             self.observer.start(self._stop)
@@ -153,8 +159,8 @@ class Agent:
         self.consumer.close()
         self.dlq.flush(10)
         meta.join(5)
-        if getattr(self, "observer", None) is not None:
-            self.observer.join(10)  # type: ignore[union-attr]
+        if self.observer is not None:
+            self.observer.join(10)
         if ops:
             ops.stop()
         log.info("agent stopped")
@@ -206,7 +212,7 @@ class Agent:
             self.table.drop_partition(p)
             self._ready.discard(p)
             self._loading.pop(p, None)
-            if not getattr(self, "_closing", False):
+            if not self._closing:
                 waits.append(self.worker.close(p))
         for done in waits:
             done.wait(15)
@@ -220,7 +226,7 @@ class Agent:
             if err.code() == KafkaError._PARTITION_EOF:
                 state = self._loading.get(msg.partition())
                 if state is not None:
-                    state["eof"] = True
+                    state.eof = True
                     self._maybe_ready(msg.partition())
             else:
                 log.warning("consumer error", error=str(err))
@@ -257,9 +263,10 @@ class Agent:
         second), so a busy partition would never become ready. EOF still ends a log whose
         last entry is a transaction marker when nothing follows it."""
         state = self._loading.get(p)
-        end = None if state is None or state["eof"] else state.get("end")
-        if end is not None and offset + 1 >= end:
-            state["eof"] = True  # type: ignore[index]
+        if state is None or state.eof or state.end is None:
+            return
+        if offset + 1 >= state.end:
+            state.eof = True
             self._maybe_ready(p)
 
     def _trigger(self, group_id: str, reason: str, detail: dict[str, Any] | None = None) -> None:
@@ -286,13 +293,12 @@ class Agent:
 
     def _maybe_ready(self, p: int) -> None:
         state = self._loading.get(p)
-        if state is None or not (state["eof"] and state["opened"]):
+        if state is None or not (state.eof and state.opened):
             return
         del self._loading[p]
         self._ready.add(p)
-        recovered: dict[str, Any] = state["plans"]
         dirty, planned = restore_recovered(
-            self.table, p, recovered, self.subs_partitions, time.monotonic()
+            self.table, p, state.plans, self.subs_partitions, time.monotonic()
         )
         self._dirty.update(dirty)
         log.info(
@@ -311,14 +317,14 @@ class Agent:
             if isinstance(event, Opened):
                 state = self._loading.get(event.partition)
                 if state is not None:
-                    state["opened"] = True
-                    state["plans"] = event.plans
+                    state.opened = True
+                    state.plans = event.plans
                     self._maybe_ready(event.partition)
             elif isinstance(event, Published):
                 self._published(event)
             elif isinstance(event, Failed):
                 self._failed(event)
-            elif isinstance(event, dict):
+            else:
                 self._rack_change(event)
 
     def _published(self, event: Published) -> None:
@@ -343,6 +349,11 @@ class Agent:
         group.in_flight = None
         group.last_plan = plan
         group.last_generation = max(group.last_generation, plan.generation)
+        # A plan with warm-ups asks for a probing follow-up (KIP-441): the scheduler makes it.
+        if plan.followup_ms is not None:
+            self._followups[job.group_id] = time.monotonic() + plan.followup_ms / 1000
+        else:
+            self._followups.pop(job.group_id, None)
         # An owner may have released a withheld partition while this plan was being made.
         released = [
             f"{w.topic}-{w.partition}"
@@ -362,19 +373,18 @@ class Agent:
         group.last_generation = max(group.last_generation, job.generation)  # never reuse it
         if event.retry and group.partition in self._ready:
             for change in job.changes:
-                group.changes.append(change)
+                group.changes.append(dict(change))
             group.expired.extend(job.expired)
             group.mark(job.reason, time.monotonic())
             self._dirty.add(job.group_id)
 
-    def _rack_change(self, change: dict[str, Any]) -> None:
-        topic = change["topic"]
-        reason = str(change["kind"])
-        log.info("replica racks changed", **change)
+    def _rack_change(self, change: RackChange) -> None:
+        detail = change.as_detail()
+        log.info("replica racks changed", **detail)
         for gid in sorted(self.table.groups):
             group = self.table.groups[gid]
-            if group.partition in self._ready and topic in self._topics(group):
-                self._trigger(gid, reason, change)
+            if group.partition in self._ready and change.topic in self._topics(group):
+                self._trigger(gid, change.kind, detail)
 
     def _expire(self) -> None:
         timeout = self.settings.input.session_timeout_ms / 1000
@@ -395,6 +405,11 @@ class Agent:
         return behind(self.consumer, self.settings.topics.subscriptions, self._ready)
 
     def _schedule(self, now: float) -> None:
+        """The one place re-plans are decided: due probing follow-ups, then dirty groups once
+        their changes have coalesced and no plan of theirs is in flight."""
+        for gid in sorted(g for g, due in self._followups.items() if due <= now):
+            del self._followups[gid]
+            self._trigger(gid, "followup", {"probing": True})
         if not self._dirty:
             return
         coalesce = self.settings.planner.coalesce_ms / 1000
@@ -431,11 +446,11 @@ class Agent:
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         loop_age = time.monotonic() - self._last_loop
-        worker = getattr(self, "worker", None)
-        ok = loop_age < 30 and worker is not None and worker.alive and not self._stop.is_set()
+        worker = self.worker
+        ok = loop_age < 30 and worker.alive and not self._stop.is_set()
         return ok, {
             "loop_age_s": round(loop_age, 3),
-            "worker_alive": bool(worker and worker.alive),
+            "worker_alive": worker.alive,
             "groups": len(self.table.groups),
             "members": self.table.member_count(),
             "ready_partitions": sorted(self._ready),

@@ -1,31 +1,53 @@
-"""From a group's state to a plan: pick the assignor, build a DESIGN §4 scenario, enforce hand-over.
+"""From a group's live state to the seam's typed inputs: jobs for the plan worker.
 
-The agent plans exactly as ``rackwise plan`` does (``assignor.scenario.plan_from_scenario``),
-then applies the cooperative rule of DESIGN §5 whatever the assignor: a partition is never
-given to a member while another live member still reports it in OwnedPartitions; it goes to
-``withheld`` (owner, target) and a follow-up plan hands it over once the owner re-publishes
-without it.
+The poll loop copies what one round needs out of the group (:func:`take_job`); the worker
+turns the job plus the current replica placement (and, for Streams, the changelogs' end
+offsets) into an assignor.api input and calls ``assignor.api.plan``. Generation, reason and
+withholding are the seam's: the job only carries the triggers, the generation the seam gave
+it and the members' owned partitions (widened by ``may_hold`` to what a member may hold from
+a plan it has not confirmed yet).
 
-Example: c1 owns t-0, the assignor gives t-0 to c2 ->
-``withheld=[{topic: t, partition: 0, owner: c1, target: c2}]`` and c2's partitions omit t-0.
+Example::
+
+    job = take_job(group, settings.planner, ("orders",))
+    plan = compute_plan(job, view, end_offsets={})
 """
 
 from __future__ import annotations
 
 import fnmatch
 import time
-import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
-from typing import Any
+from dataclasses import dataclass
 
-from agent.daemon.state import GroupState, MemberState, Partition, may_hold, pick_reason
+from agent.daemon.state import GroupState, MemberState, may_hold
 from agent.settings import PlannerSettings
-from assignor.cluster import ClusterView
+from assignor.api import (
+    ConsumerGroup,
+    Round,
+    StreamsApp,
+    StreamsClient,
+    next_generation,
+    pick_reason,
+    plan,
+)
+from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
-from assignor.scenario import plan_from_scenario
-from protocol.plan import AssignmentPlan, WithheldPartition
+from assignor.model import Member
+from assignor.streams.model import AssignmentConfig, Topology
+from protocol.plan import AssignmentPlan
+from protocol.streams import TaskId
+
+
+@dataclass(frozen=True)
+class StreamsSetup:
+    """A Streams group's configured topology and assignment config, parsed once."""
+
+    topology: Topology
+    config: AssignmentConfig
+
+    def changelogs(self) -> tuple[str, ...]:
+        return tuple(sorted({t for s in self.topology.subtopologies for t in s.changelog_topics}))
 
 
 @dataclass(frozen=True)
@@ -36,15 +58,25 @@ class PlanJob:
     partition: int
     kind: str
     generation: int
-    reason: str
+    triggers: tuple[str, ...]
     assignor: str
     members: tuple[MemberState, ...]
     topics: tuple[str, ...]
-    changes: tuple[dict[str, object], ...] = ()
+    changes: tuple[Mapping[str, object], ...] = ()
     expired: tuple[str, ...] = ()
     dirty_since: float = 0.0
     previous: AssignmentPlan | None = None
-    streams: Mapping[str, Any] = field(default_factory=dict)
+    streams: StreamsSetup | None = None
+
+    @property
+    def reason(self) -> str:
+        return pick_reason(self.triggers) or "initial"
+
+    def changelog_partitions(self, view: ClusterView) -> list[TopicPartition]:
+        """The changelog partitions whose end offsets a Streams plan needs."""
+        if self.streams is None:
+            return []
+        return [tp for t in self.streams.changelogs() for tp in view.partitions(t)]
 
 
 def assignor_for(group_id: str, kind: str, settings: PlannerSettings) -> str:
@@ -54,7 +86,8 @@ def assignor_for(group_id: str, kind: str, settings: PlannerSettings) -> str:
     return settings.streams_assignor if kind == "streams" else settings.consumer_assignor
 
 
-def streams_setup(group_id: str, settings: PlannerSettings) -> dict[str, Any]:
+def streams_setup(group_id: str, settings: PlannerSettings) -> dict[str, object]:
+    """The configured topology and config of a Streams group as written in the settings."""
     for pattern in sorted(settings.streams_topologies):
         if fnmatch.fnmatchcase(group_id, pattern):
             return {
@@ -62,6 +95,17 @@ def streams_setup(group_id: str, settings: PlannerSettings) -> dict[str, Any]:
                 "config": dict(settings.streams_config),
             }
     return {}
+
+
+def parsed_streams_setup(group_id: str, settings: PlannerSettings) -> StreamsSetup | None:
+    raw = streams_setup(group_id, settings)
+    topology, config = raw.get("topology"), raw.get("config")
+    if not isinstance(topology, Mapping):
+        return None
+    return StreamsSetup(
+        Topology.from_dict(topology),
+        AssignmentConfig.from_dict(config if isinstance(config, Mapping) else {}),
+    )
 
 
 def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
@@ -74,27 +118,39 @@ def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
     """
     topics = set(subscribed)
     if kind == "streams":
-        topology = streams_setup(group_id, settings).get("topology") or {}
-        for sub in topology.get("subtopologies") or []:
-            if isinstance(sub, Mapping):
-                topics.update(str(t) for t in sub.get("changelog_topics") or [])
+        try:
+            setup = parsed_streams_setup(group_id, settings)
+        except AssignorError:
+            setup = None  # reported when the group is planned
+        if setup is not None:
+            topics.update(setup.changelogs())
     return tuple(sorted(topics))
 
 
 def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ...]) -> PlanJob:
     """The next job for ``group``: copies what the worker needs and resets the group's dirty
     bookkeeping (the caller owns ``group``: the agent's poll loop)."""
-    generation = group.next_generation()
+    generation = next_generation(
+        Round(
+            previous=group.last_plan,
+            generation_floor=max(group.last_generation, group.in_flight or 0),
+        ),
+        (m.generation for m in group.members.values()),
+    )
+    try:
+        setup = parsed_streams_setup(group.group_id, settings) if group.kind == "streams" else None
+    except AssignorError:
+        setup = None  # compute_plan says why
     job = PlanJob(
         group_id=group.group_id,
         partition=group.partition,
         kind=group.kind,
         generation=generation,
-        reason=pick_reason(group.dirty),
+        triggers=tuple(sorted(group.dirty)),
         assignor=assignor_for(group.group_id, group.kind, settings),
         # Withhold what a member may hold from a plan it has not confirmed yet, too.
         members=tuple(
-            replace(group.members[m], owned=may_hold(group.members[m], group.last_plan))
+            _with_owned(group.members[m], may_hold(group.members[m], group.last_plan))
             for m in sorted(group.members)
         ),
         topics=topics,
@@ -102,7 +158,7 @@ def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ..
         expired=tuple(group.expired),
         dirty_since=group.dirty_since or time.monotonic(),
         previous=group.last_plan,
-        streams=streams_setup(group.group_id, settings) if group.kind == "streams" else {},
+        streams=setup,
     )
     group.in_flight = generation
     group.dirty.clear()
@@ -112,98 +168,75 @@ def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ..
     return job
 
 
-def scenario_document(job: PlanJob, view: ClusterView) -> dict[str, Any]:
-    """The DESIGN §4 scenario for the job's group over the given placement."""
-    group: dict[str, Any] = {
-        "id": job.group_id,
-        "kind": job.kind,
-        "assignor": job.assignor,
-        "generation": job.generation,
-        "reason": job.reason,
-    }
-    if job.kind == "streams":
-        group.update(_streams_group(job))
-    else:
-        group["members"] = [
-            m.scenario_member() for m in sorted(job.members, key=lambda m: m.member_id)
-        ]
-    return {"cluster": view.to_dict(), "group": group}
+def _with_owned(member: MemberState, owned: frozenset[tuple[str, int]]) -> MemberState:
+    if owned == member.owned:
+        return member
+    return MemberState(
+        member.member_id, member.kind, member.rack, member.topics, owned, member.generation,
+        member.raw, member.last_seen, member.user_data, member.streams_info,
+    )
 
 
-def _streams_group(job: PlanJob) -> dict[str, Any]:
-    from protocol.streams import decode_subscription_info
+def consumer_group(job: PlanJob, view: ClusterView) -> ConsumerGroup:
+    members = tuple(
+        Member.of(
+            m.member_id,
+            rack=m.rack,
+            topics=m.topics,
+            owned=[TopicPartition(t, p) for t, p in sorted(m.owned)],
+            generation=m.generation,
+        )
+        for m in job.members
+    )
+    return ConsumerGroup(job.group_id, members, view, job.assignor, "cooperative")
 
-    if "topology" not in job.streams:
+
+def streams_app(
+    job: PlanJob, view: ClusterView, end_offsets: Mapping[TopicPartition, int]
+) -> StreamsApp:
+    """Members are stream threads: one client per process, threads counted, offsets merged."""
+    if job.streams is None:
         raise AssignorError(
             f"streams group {job.group_id}: no topology configured (planner.streams_topologies)"
         )
-    clients: dict[str, dict[str, Any]] = {}
-    for m in sorted(job.members, key=lambda m: m.member_id):
-        info = decode_subscription_info(m.user_data or b"")
-        pid = str(info.process_id or uuid.UUID(int=0))
-        entry = clients.setdefault(
-            pid,
-            {
-                "process_id": pid,
-                "rack": m.rack,
-                "threads": 0,
-                "task_offset_sums": {},
-                "client_tags": {},
-            },
-        )
-        entry["threads"] += 1
-        for task, offset in info.offset_sums().items():
-            entry["task_offset_sums"][str(task)] = offset
-        entry["client_tags"].update(info.tags())
-    return {
-        "topology": job.streams["topology"],
-        "config": job.streams.get("config") or {},
-        "clients": [clients[p] for p in sorted(clients)],
-    }
-
-
-def enforce_withholding(
-    plan: AssignmentPlan, owned: Mapping[str, frozenset[Partition]]
-) -> AssignmentPlan:
-    """Move every partition still owned by another live member into ``withheld``."""
-    owners: dict[Partition, list[str]] = {}
-    for member_id, parts in owned.items():
-        for tp in parts:
-            owners.setdefault(tp, []).append(member_id)
-    withheld = {(w.topic, w.partition): w for w in plan.withheld}
-    members = []
-    for mp in plan.members:
-        keep = []
-        for pp in mp.partitions:
-            others = sorted(
-                o for o in owners.get((pp.topic, pp.partition), ()) if o != mp.member_id
+    processes: dict[str, list[MemberState]] = {}
+    for m in job.members:
+        if m.streams_info is None:
+            raise AssignorError(f"streams member {m.member_id} has no SubscriptionInfo")
+        processes.setdefault(str(m.streams_info.process_id), []).append(m)
+    clients = []
+    for pid in sorted(processes):
+        threads = processes[pid]
+        sums: dict[TaskId, int] = {}
+        tags: dict[str, str] = {}
+        for m in threads:
+            assert m.streams_info is not None
+            for task, offset in m.streams_info.offset_sums().items():
+                sums[TaskId(task.subtopology, task.partition)] = offset
+            tags.update(m.streams_info.tags())
+        clients.append(
+            StreamsClient(
+                process_id=pid,
+                rack=threads[0].rack,
+                threads=len(threads),
+                client_tags=tags,
+                task_offset_sums=sums,
             )
-            if others:
-                withheld[(pp.topic, pp.partition)] = WithheldPartition(
-                    topic=pp.topic, partition=pp.partition, owner=others[0], target=mp.member_id
-                )
-            else:
-                keep.append(pp)
-        members.append(
-            mp if len(keep) == len(mp.partitions) else mp.model_copy(update={"partitions": keep})
         )
-    if len(withheld) == len(plan.withheld) and members == plan.members:
-        return plan
-    return plan.model_copy(
-        update={"members": members, "withheld": [withheld[k] for k in sorted(withheld)]}
+    return StreamsApp(
+        job.group_id, tuple(clients), job.streams.topology, view, job.streams.config,
+        dict(end_offsets), job.assignor,
     )
 
 
-def compute_plan(job: PlanJob, view: ClusterView) -> AssignmentPlan:
+def compute_plan(
+    job: PlanJob, view: ClusterView, end_offsets: Mapping[TopicPartition, int] | None = None
+) -> AssignmentPlan:
     """The plan for one job (raises AssignorError on input the assignor rejects)."""
-    doc = scenario_document(job, view)
-    plan = plan_from_scenario(doc, assignor=job.assignor)
-    plan = plan.model_copy(
-        update={"generation": job.generation, "reason": job.reason, "created_at": datetime.now(UTC)}
-    )
-    if job.kind != "streams":
-        plan = enforce_withholding(plan, {m.member_id: m.owned for m in job.members})
-    return plan
+    round_ = Round(previous=job.previous, triggers=job.triggers, generation=job.generation)
+    if job.kind == "streams":
+        return plan(streams_app(job, view, end_offsets or {}), round_)
+    return plan(consumer_group(job, view), round_)
 
 
 def cross_rack_count(plan: AssignmentPlan) -> int:

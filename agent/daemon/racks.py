@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from agent.daemon.events import RackChange
+
 Racks = tuple[str, ...] | None
 Fingerprint = tuple[Racks, ...]
 UNKNOWN: Racks = None
@@ -78,7 +80,7 @@ class Debouncer:
     accepted: dict[str, Fingerprint] = field(default_factory=dict)
     pending: dict[str, _Pending] = field(default_factory=dict)
 
-    def observe(self, topic: str, current: Fingerprint, now: float) -> dict[str, object] | None:
+    def observe(self, topic: str, current: Fingerprint, now: float) -> RackChange | None:
         """Feed one observation; returns the change once it has held for the window."""
         base = self.accepted.get(topic)
         if base is None:
@@ -98,7 +100,8 @@ class Debouncer:
             return None
         del self.pending[topic]
         self.accepted[topic] = candidate
-        return {"topic": topic, **change}
+        detail = {k: v for k, v in change.items() if k != "kind"}
+        return RackChange(topic, str(change["kind"]), detail)
 
     def forget(self, topic: str) -> None:
         self.accepted.pop(topic, None)

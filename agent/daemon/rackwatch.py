@@ -18,6 +18,7 @@ from confluent_kafka.admin import AdminClient
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from agent.clusterinfo import describe
+from agent.daemon.events import RackChange
 from agent.daemon.racks import Debouncer, fingerprint
 from agent.settings import MetadataSettings
 from assignor.cluster import ClusterView
@@ -33,7 +34,7 @@ class RackWatch:
     """Thread-safe cache of broker racks and topic placements, plus the rack debouncer."""
 
     def __init__(self, admin: AdminClient, settings: MetadataSettings) -> None:
-        self._admin = admin
+        self.admin = admin
         self._settings = settings
         self._lock = threading.Lock()
         self.broker_racks: dict[int, str | None] = {}
@@ -50,7 +51,7 @@ class RackWatch:
     def _describe_once(
         self, topics: list[str]
     ) -> tuple[dict[int, str | None], dict[str, tuple[tuple[int, ...], ...]]]:
-        snap = describe(self._admin, topics, self._settings.request_timeout_s)
+        snap = describe(self.admin, topics, self._settings.request_timeout_s)
         for name, error in sorted(snap.missing.items()):
             log.debug("topic not described", topic=name, error=error)
         return dict(snap.view.brokers), dict(snap.view.topics)
@@ -82,7 +83,7 @@ class RackWatch:
             for topic in placement:
                 self.debouncer.observe(topic, fingerprint(placement[topic], self.broker_racks), now)
 
-    def refresh(self, topics: Iterable[str], now: float | None = None) -> list[dict[str, object]]:
+    def refresh(self, topics: Iterable[str], now: float | None = None) -> list[RackChange]:
         """One polling round: returns the debounced changes (each names its topic)."""
         names = sorted(set(topics))
         try:
@@ -125,7 +126,7 @@ def watch_racks(
     watch: RackWatch,
     interval: float,
     watched: Callable[[], Iterable[str]],
-    emit: Callable[[dict[str, object]], None],
+    emit: Callable[[RackChange], None],
     count_error: Callable[[], None],
 ) -> None:
     """The agent's metadata thread: refresh ``watched()`` every ``interval`` seconds until

@@ -27,6 +27,7 @@ from agent.routing import KINDS, BadKey, parse_key
 from protocol.consumer import Subscription, decode_subscription
 from protocol.errors import ProtocolError
 from protocol.plan import AssignmentPlan
+from protocol.streams import SubscriptionInfo, decode_subscription_info
 
 Partition = tuple[str, int]
 
@@ -53,18 +54,7 @@ class MemberState:
     raw: bytes
     last_seen: float
     user_data: bytes | None = None
-
-    def scenario_member(self) -> dict[str, object]:
-        owned: dict[str, list[int]] = {}
-        for topic, partition in sorted(self.owned):
-            owned.setdefault(topic, []).append(partition)
-        return {
-            "id": self.member_id,
-            "rack": self.rack,
-            "topics": list(self.topics),
-            "owned": owned,
-            "generation": self.generation,
-        }
+    streams_info: SubscriptionInfo | None = None
 
 
 @dataclass
@@ -93,35 +83,8 @@ class GroupState:
         if change:
             self.changes.append(change)
 
-    def next_generation(self) -> int:
-        """Strictly above every generation published, in flight, or reported by a member."""
-        seen = [self.last_generation, self.in_flight or 0]
-        seen.extend(m.generation for m in self.members.values())
-        return max(seen) + 1
-
     def owned_by(self) -> dict[str, frozenset[Partition]]:
         return {m: s.owned for m, s in sorted(self.members.items())}
-
-
-# Several triggers coalesced into one plan: the plan names the most telling one.
-REASON_PRIORITY = (
-    "member-joined",
-    "member-left",
-    "member-expired",
-    "subscription-changed",
-    "partitions-changed",
-    "replica-racks-changed",
-    "followup",
-    "initial",
-)
-
-
-def pick_reason(reasons: Iterable[str]) -> str:
-    found = set(reasons)
-    for reason in REASON_PRIORITY:
-        if reason in found:
-            return reason
-    return "initial"
 
 
 @dataclass(frozen=True)
@@ -138,13 +101,12 @@ def decode_member(member_id: str, kind: str, value: bytes, now: float) -> Member
         sub: Subscription = decode_subscription(value)
     except ProtocolError as exc:
         raise InputRejected("undecodable", str(exc)) from None
+    info = None
     if kind == "streams":
-        from protocol.streams import decode_subscription_info
-
         if not sub.user_data:
             raise InputRejected("undecodable", "streams member without SubscriptionInfo user data")
         try:
-            decode_subscription_info(sub.user_data)
+            info = decode_subscription_info(sub.user_data)
         except ProtocolError as exc:
             raise InputRejected("undecodable", f"streams user data: {exc}") from None
     owned = frozenset((tp.topic, p) for tp in sub.owned_partitions for p in tp.partitions)
@@ -160,6 +122,7 @@ def decode_member(member_id: str, kind: str, value: bytes, now: float) -> Member
         raw=bytes(value),
         last_seen=now,
         user_data=sub.user_data,
+        streams_info=info,
     )
 
 

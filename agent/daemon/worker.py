@@ -17,7 +17,6 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +24,18 @@ import structlog
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KTopicPartition
 
+from agent.daemon.events import (
+    ClosePartition,
+    Failed,
+    LoopEvent,
+    Opened,
+    OpenPartition,
+    PlanJobCommand,
+    Published,
+    StopWorker,
+    WorkerCommand,
+)
+from agent.daemon.offsets import end_offsets
 from agent.daemon.ops import Metrics
 from agent.daemon.planning import PlanJob, compute_plan, cross_rack_count
 from agent.daemon.rackwatch import RackWatch
@@ -35,26 +46,6 @@ from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, AssignmentPlan
 
 log = structlog.get_logger("rackwise.publisher")
-
-
-@dataclass(frozen=True)
-class Opened:
-    partition: int
-    plans: dict[str, AssignmentPlan]
-
-
-@dataclass(frozen=True)
-class Published:
-    job: PlanJob
-    plan: AssignmentPlan
-
-
-@dataclass(frozen=True)
-class Failed:
-    job: PlanJob
-    error: str
-    fenced: bool = False
-    retry: bool = False
 
 
 def control_event(kind: str, group: str, agent: str, **fields: Any) -> bytes:
@@ -76,39 +67,42 @@ class PlanWorker:
         settings: AgentSettings,
         watch: RackWatch,
         metrics: Metrics,
-        results: Callable[[object], None],
-        plans_partitions: int,
-        subscriptions_partitions: int,
+        results: Callable[[LoopEvent], None],
     ) -> None:
         self.settings = settings
         self.watch = watch
         self.metrics = metrics
         self.results = results
-        self.plans_partitions = plans_partitions
-        self.same_layout = plans_partitions == subscriptions_partitions
-        self.commands: queue.Queue[tuple[Any, ...]] = queue.Queue()
+        self.plans_partitions = settings.topics.partitions
+        self.same_layout = True
+        self.commands: queue.Queue[WorkerCommand] = queue.Queue()
         self.producers: dict[int, Producer] = {}
         self._thread = threading.Thread(target=self._run, name="rackwise-planner", daemon=True)
         self.alive = True
         self.last_beat = time.monotonic()
 
     # ---- API for the poll loop -------------------------------------------------------------
+    def set_layout(self, plans_partitions: int, subscriptions_partitions: int) -> None:
+        """The topics' real partition counts, read by the agent before the worker starts."""
+        self.plans_partitions = plans_partitions
+        self.same_layout = plans_partitions == subscriptions_partitions
+
     def start(self) -> None:
         self._thread.start()
 
     def open(self, partition: int) -> None:
-        self.commands.put(("open", partition))
+        self.commands.put(OpenPartition(partition))
 
     def close(self, partition: int) -> threading.Event:
-        done = threading.Event()
-        self.commands.put(("close", partition, done))
-        return done
+        command = ClosePartition(partition)
+        self.commands.put(command)
+        return command.done
 
     def submit(self, job: PlanJob) -> None:
-        self.commands.put(("plan", job))
+        self.commands.put(PlanJobCommand(job))
 
     def stop(self, timeout: float = 30.0) -> None:
-        self.commands.put(("stop",))
+        self.commands.put(StopWorker())
         self._thread.join(timeout)
 
     # ---- the thread --------------------------------------------------------------------------
@@ -120,24 +114,24 @@ class PlanWorker:
                     cmd = self.commands.get(timeout=1.0)
                 except queue.Empty:
                     continue
-                if cmd[0] == "stop":
+                if isinstance(cmd, StopWorker):
                     break
-                if cmd[0] == "plan":
-                    jobs = [cmd[1]]
+                if isinstance(cmd, PlanJobCommand):
+                    jobs = [cmd.job]
                     # Batch what is already queued: one transaction per producer per batch.
                     while len(jobs) < 500:
                         try:
                             nxt = self.commands.get_nowait()
                         except queue.Empty:
                             break
-                        if nxt[0] != "plan":
+                        if not isinstance(nxt, PlanJobCommand):
                             self._publish(jobs)
                             jobs = []
-                            self._command(nxt)
-                            if nxt[0] == "stop":
+                            if isinstance(nxt, StopWorker):
                                 return
+                            self._command(nxt)
                             continue
-                        jobs.append(nxt[1])
+                        jobs.append(nxt.job)
                     if jobs:
                         self._publish(jobs)
                 else:
@@ -149,12 +143,12 @@ class PlanWorker:
             for partition in sorted(self.producers):
                 self._close(partition)
 
-    def _command(self, cmd: tuple[Any, ...]) -> None:
-        if cmd[0] == "open":
-            self._open(cmd[1])
-        elif cmd[0] == "close":
-            self._close(cmd[1])
-            cmd[2].set()
+    def _command(self, cmd: OpenPartition | ClosePartition) -> None:
+        if isinstance(cmd, OpenPartition):
+            self._open(cmd.partition)
+        else:
+            self._close(cmd.partition)
+            cmd.done.set()
 
     def _open(self, partition: int) -> None:
         s = self.settings
@@ -261,7 +255,13 @@ class PlanWorker:
         for job in jobs:
             try:
                 self.watch.ensure(job.topics)
-                plan: AssignmentPlan | None = compute_plan(job, self.watch.view(job.topics))
+                view = self.watch.view(job.topics)
+                ends = (
+                    end_offsets(self.watch.admin, job.changelog_partitions(view),
+                                self.settings.metadata.request_timeout_s)
+                    if job.kind == "streams" else {}
+                )
+                plan: AssignmentPlan | None = compute_plan(job, view, ends)
                 error = None
             except (AssignorError, RackwiseError, ValueError) as exc:
                 plan, error = None, str(exc)

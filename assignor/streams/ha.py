@@ -20,12 +20,12 @@ from assignor.streams.model import (
     STATELESS_NON_OVERLAP_COST,
     STATELESS_TRAFFIC_COST,
     AssignmentConfig,
-    TaskId,
     TaskSet,
 )
 from assignor.streams.rack import RackContext, optimize_active, standby_tie_break
 from assignor.streams.rackstandby import optimize_standby
 from assignor.streams.state import ClientState, PrioritySet
+from protocol.streams import TaskId
 
 
 @dataclass

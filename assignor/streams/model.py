@@ -21,6 +21,7 @@ from typing import Any
 
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
+from protocol.streams import TaskId
 
 # Kafka's sentinels (Task.LATEST_OFFSET, SubscriptionInfo.UNKNOWN_OFFSET_SUM,
 # OffsetCheckpoint.OFFSET_UNKNOWN) and Java's Long.MAX_VALUE.
@@ -34,27 +35,6 @@ HA_TRAFFIC_COST = 10  # HighAvailabilityTaskAssignor.DEFAULT_HIGH_AVAILABILITY_T
 HA_NON_OVERLAP_COST = 1  # ... DEFAULT_HIGH_AVAILABILITY_NON_OVERLAP_COST
 STATELESS_TRAFFIC_COST = 1  # RackAwareTaskAssignor.STATELESS_TRAFFIC_COST
 STATELESS_NON_OVERLAP_COST = 0
-
-
-@dataclass(frozen=True, order=True)
-class TaskId:
-    """A Streams task: (subtopology, partition); printed and parsed as ``"<s>_<p>"``."""
-
-    subtopology: int
-    partition: int
-
-    def __str__(self) -> str:
-        return f"{self.subtopology}_{self.partition}"
-
-    @classmethod
-    def parse(cls, text: str) -> TaskId:
-        head, sep, tail = str(text).partition("_")
-        try:
-            if not sep:
-                raise ValueError(text)
-            return cls(int(head), int(tail))
-        except ValueError:
-            raise AssignorError(f"task id {text!r} is not '<subtopology>_<partition>'") from None
 
 
 def process_sort_key(process_id: str) -> tuple[int, int, int, str]:

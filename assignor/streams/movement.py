@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from assignor.streams.model import LATEST_OFFSET, LONG_MAX, TaskId
+from assignor.streams.model import LATEST_OFFSET, LONG_MAX
 from assignor.streams.state import ClientState, PrioritySet
+from protocol.streams import TaskId
 
 
 @dataclass

@@ -19,32 +19,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from assignor.streams.ha import HAResult
-from assignor.streams.model import TaskId
 from assignor.streams.rack import rack_context, solve_active
 from assignor.streams.state import ClientState
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanReason, PlanSummary
+from protocol.streams import TaskId
 
 if TYPE_CHECKING:
-    from assignor.streams.scenario import StreamsInputs
-
-
-def _reason(inputs: StreamsInputs, previous: AssignmentPlan | None) -> PlanReason:
-    if previous is None:
-        return "initial"
-    if previous.followup_ms is not None:
-        return "followup"
-    before = {m.process_id or m.member_id for m in previous.members}
-    now = {c.process_id for c in inputs.clients}
-    if now - before:
-        return "member-joined"
-    if before - now:
-        return "member-left"
-    return "subscription-changed"
+    from assignor.streams.inputs import StreamsInputs
 
 
 def build_plan(
-    inputs: StreamsInputs, result: HAResult, previous: AssignmentPlan | None, assignor: str
+    inputs: StreamsInputs, result: HAResult, reason: PlanReason, assignor: str
 ) -> AssignmentPlan:
+    """The plan of one HA result (generation and reason were decided by assignor.api)."""
     view, tasks = inputs.view, inputs.tasks
     members = []
     prev_owner = {t: c.process_id for c in inputs.clients for t in c.prev_active}
@@ -99,7 +86,7 @@ def build_plan(
         group_id=inputs.group_id,
         kind="streams",
         generation=inputs.generation,
-        reason=_reason(inputs, previous),
+        reason=reason,
         assignor=assignor,
         config=config,
         members=members,

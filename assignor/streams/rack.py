@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
 from assignor.optimal.flow import FlowNetwork
-from assignor.streams.model import AssignmentConfig, TaskId, TaskSet
+from assignor.streams.model import AssignmentConfig, TaskSet
 from assignor.streams.state import ClientState
+from protocol.streams import TaskId
 
 
 @dataclass(frozen=True)

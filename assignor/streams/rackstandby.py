@@ -23,10 +23,10 @@ import heapq
 from collections.abc import Mapping, Sequence
 
 from assignor.optimal.flow import FlowNetwork
-from assignor.streams.model import TaskId
 from assignor.streams.rack import RackContext
 from assignor.streams.standby import tag_class
 from assignor.streams.state import ClientState
+from protocol.streams import TaskId
 
 Group = tuple[str, tuple[tuple[str, str], ...]]
 

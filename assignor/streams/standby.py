@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from assignor.streams.model import AssignmentConfig, TaskId
+from assignor.streams.model import AssignmentConfig
 from assignor.streams.state import ClientState, PrioritySet
+from protocol.streams import TaskId
 
 
 def _least_loaded(clients: Mapping[str, ClientState]) -> PrioritySet:

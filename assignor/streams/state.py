@@ -15,7 +15,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable, Mapping
 
-from assignor.streams.model import ClientInput, TaskId, process_sort_key
+from assignor.streams.model import ClientInput, process_sort_key
+from protocol.streams import TaskId
 
 
 class ClientState:

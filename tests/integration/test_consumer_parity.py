@@ -17,7 +17,8 @@ import pytest
 
 from assignor.cluster import TopicPartition
 from assignor.generate import generate
-from assignor.scenario import load_group, plan_group
+from assignor.registry import plan_group
+from assignor.scenario import load_group
 from assignor.summary import traffic_cost
 from tests.support import javaharness
 

@@ -7,12 +7,14 @@ import random
 
 import pytest
 
-from agent.daemon.planning import enforce_withholding
+from agent.daemon.planning import take_job
 from agent.daemon.racks import UNKNOWN, Debouncer, diff, fingerprint, merge_unknown
-from agent.daemon.state import GroupTable, InputRejected, pick_reason
+from agent.daemon.state import GroupTable, InputRejected
 from agent.logs import redact
 from agent.routing import group_partition, murmur2, parse_key
 from agent.settings import load_settings
+from assignor.api import enforce_withholding, infer_reason, pick_reason
+from assignor.cluster import TopicPartition
 from protocol.consumer import encode_subscription, java_subscription
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary, WithheldPartition
 
@@ -118,15 +120,18 @@ def test_generation_strictly_above_everything_seen() -> None:
     t.apply(0, b"g/c1", sub(["a"], gen=7), "consumer", 1.0)
     g = t.groups["g"]
     g.last_generation = 5
-    assert g.next_generation() == 8
+    settings = load_settings(bootstrap="x:1")
+    assert take_job(g, settings.planner, ("a",)).generation == 8
+    assert g.in_flight == 8
     g.in_flight = 9
-    assert g.next_generation() == 10
+    assert take_job(g, settings.planner, ("a",)).generation == 10
 
 
 def test_reason_priority() -> None:
     assert pick_reason({"followup", "replica-racks-changed"}) == "replica-racks-changed"
     assert pick_reason({"followup", "member-joined"}) == "member-joined"
-    assert pick_reason(set()) == "initial"
+    assert pick_reason(set()) is None
+    assert infer_reason(None, ["c1"]) == "initial"
 
 
 # ---- fingerprints and debounce --------------------------------------------------------------
@@ -161,7 +166,7 @@ def test_debounce_requires_the_change_to_hold() -> None:
     assert d.observe("t", moved, 3) is None  # pending again from t=3
     assert d.observe("t", moved, 7.9) is None
     change = d.observe("t", moved, 8.0)
-    assert change is not None and change["topic"] == "t"
+    assert change is not None and change.topic == "t" and change.kind == "replica-racks-changed"
     assert d.observe("t", moved, 20) is None  # accepted: no repeat
 
 
@@ -200,17 +205,21 @@ def _plan(
     )
 
 
+def _tps(owned: dict[str, frozenset[tuple[str, int]]]) -> dict[str, list[TopicPartition]]:
+    return {m: [TopicPartition(t, p) for t, p in sorted(s)] for m, s in owned.items()}
+
+
 def test_withholding_keeps_partitions_from_new_owner_while_old_owner_reports_them() -> None:
     plan = _plan([("c1", [0]), ("c2", [1, 2])])
     owned = {"c1": frozenset({("a", 0), ("a", 1)}), "c2": frozenset()}
-    out = enforce_withholding(plan, owned)
+    out = enforce_withholding(plan, _tps(owned))
     assert [(m.member_id, [p.partition for p in m.partitions]) for m in out.members] == [
         ("c1", [0]),
         ("c2", [2]),
     ]
     assert [(w.partition, w.owner, w.target) for w in out.withheld] == [(1, "c1", "c2")]
     # Once c1 re-publishes without a-1, the follow-up plan may give it to c2.
-    released = enforce_withholding(plan, {"c1": frozenset({("a", 0)}), "c2": frozenset()})
+    released = enforce_withholding(plan, _tps({"c1": frozenset({("a", 0)}), "c2": frozenset()}))
     assert released == plan
 
 
@@ -225,7 +234,7 @@ def test_withholding_fuzz_never_gives_an_owned_partition_to_someone_else() -> No
         for p in parts:
             target[rng.choice(ids)].append(p)
         owned = {m: frozenset(("a", p) for p in parts if rng.random() < 0.3) for m in ids}
-        out = enforce_withholding(_plan(sorted(target.items())), owned)
+        out = enforce_withholding(_plan(sorted(target.items())), _tps(owned))
         for m in out.members:
             for p in m.partitions:
                 assert all(("a", p.partition) not in owned[o] for o in ids if o != m.member_id)

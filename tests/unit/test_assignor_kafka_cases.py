@@ -12,7 +12,8 @@ from assignor.errors import AssignorError
 from assignor.javaorder import hashmap_order, java_string_hash
 from assignor.model import Group, Member
 from assignor.range import assign_range, use_rack_aware
-from assignor.scenario import load_group, plan_from_scenario, plan_group
+from assignor.registry import plan_group
+from assignor.scenario import load_group, plan_from_scenario
 from assignor.sticky import assign_cooperative_sticky
 
 pytestmark = pytest.mark.unit

@@ -17,7 +17,8 @@ from assignor.generate import generate
 from assignor.model import Group
 from assignor.optimal import OptimalConfig, assign_rack_optimal, lower_bound
 from assignor.ownership import previous_owners
-from assignor.scenario import ASSIGNORS, load_group, plan_group
+from assignor.registry import ASSIGNORS, plan_group
+from assignor.scenario import load_group
 
 pytestmark = [pytest.mark.unit, pytest.mark.property]
 SEED = 881464

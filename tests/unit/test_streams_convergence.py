@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assignor.streams.inputs import StreamsInputs, run
 from assignor.streams.model import ClientInput
-from assignor.streams.scenario import StreamsInputs, parse_inputs, run
+from assignor.streams.scenario import parse_inputs
 from bench.streams_gen import generate
 
 pytestmark = [pytest.mark.unit, pytest.mark.property]

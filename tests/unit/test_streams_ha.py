@@ -9,12 +9,17 @@ import uuid
 import pytest
 
 from assignor.errors import AssignorError
-from assignor.streams import compare_scenario, plan_from_scenario
-from assignor.streams.model import LONG_MAX, TaskId, compute_lags, end_offset_sum, process_sort_key
+from assignor.streams.model import (
+    LONG_MAX,
+    compute_lags,
+    end_offset_sum,
+    process_sort_key,
+)
 from assignor.streams.movement import JavaPriorityQueue
-from assignor.streams.scenario import parse_inputs
+from assignor.streams.scenario import compare_scenario, parse_inputs, plan_from_scenario
 from assignor.streams.standby import java_hash_order, java_task_hash
 from bench.streams_gen import generate
+from protocol.streams import TaskId
 
 pytestmark = pytest.mark.unit
 SEED = random.Random().randrange(1 << 30)

@@ -10,10 +10,10 @@ import random
 import networkx as nx
 import pytest
 
-from assignor.streams.model import TaskId
 from assignor.streams.rack import RackContext, solve_active, standby_tie_break
 from assignor.streams.rackstandby import optimize_standby
 from assignor.streams.state import ClientState
+from protocol.streams import TaskId
 
 pytestmark = [pytest.mark.unit, pytest.mark.property]
 SEED = random.Random().randrange(1 << 30)

@@ -1,0 +1,223 @@
+"""The one typed seam into the algorithms: a group's inputs in, an AssignmentPlan out.
+
+Every entry point calls :func:`plan`: the daemon (agent.daemon.planning), the request
+service behind Kafka's assignor plug-ins, the audit's recommendations, and the offline CLI
+(assignor.scenario only turns scenario JSON into these types). Nobody builds a file format to
+talk to the assignors, and three things are decided here and nowhere else:
+
+* the generation: an explicit one (offline scenarios), else strictly above the previous plan,
+  every member's reported generation and the caller's floor (what it published or has in
+  flight);
+* the reason: the most telling of the triggers that woke the planner, else inferred from the
+  previous plan;
+* cooperative withholding: on the ``cooperative`` protocol a partition never goes to a new
+  owner while another member still owns it; it is ``withheld`` until released.
+
+Example::
+
+    group = ConsumerGroup("g1", (Member.of("c1", rack="az1", topics=["orders"]),), view)
+    plan(group).reason                                   # "initial"
+    plan(group, Round(previous=p, triggers=("member-joined",))).generation   # p.generation + 1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal
+
+from assignor.cluster import ClusterView, TopicPartition
+from assignor.errors import AssignorError
+from assignor.model import Group, Member
+from assignor.streams.model import AssignmentConfig, Topology
+from protocol.plan import PLAN_REASONS, AssignmentPlan, PlanReason, WithheldPartition
+from protocol.streams import TaskId
+
+Protocol = Literal["cooperative", "eager", "consumer"]
+PROTOCOLS: tuple[str, ...] = ("cooperative", "eager", "consumer")
+"""How the members hand partitions over: ``cooperative`` (classic KIP-429 and PlanFollower:
+revoke before reassign, so the plan withholds), ``eager`` (everything is revoked first) and
+``consumer`` (KIP-848: the broker reconciles towards the target itself)."""
+
+DEFAULT_CONSUMER_ASSIGNOR = "rack-optimal"
+STREAMS_ASSIGNOR = "high-availability"
+
+
+@dataclass(frozen=True)
+class ConsumerGroup:
+    """A consumer group to plan: members (rack, topics, owned partitions, generation) over the
+    cluster's replica placement (and partition weights)."""
+
+    group_id: str
+    members: tuple[Member, ...]
+    cluster: ClusterView
+    assignor: str = DEFAULT_CONSUMER_ASSIGNOR
+    protocol: Protocol = "cooperative"
+    config: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StreamsClient:
+    """One Kafka Streams process as its SubscriptionInfo (or KIP-924 state) describes it.
+
+    Lags come either as ``task_offset_sums`` (what a member reports; turned into lags against
+    the changelogs' end offsets) or as ``task_lags`` (already computed, e.g. by Kafka Streams).
+    ``prev_active``/``prev_standby`` None means: take them from the previous plan.
+    """
+
+    process_id: str
+    rack: str | None = None
+    threads: int = 1
+    client_tags: Mapping[str, str] = field(default_factory=dict)
+    task_offset_sums: Mapping[TaskId, int] | None = None
+    task_lags: Mapping[TaskId, int] | None = None
+    prev_active: frozenset[TaskId] | None = None
+    prev_standby: frozenset[TaskId] | None = None
+
+
+@dataclass(frozen=True)
+class StreamsApp:
+    """A Kafka Streams application to plan with the high-availability assignor."""
+
+    group_id: str
+    clients: tuple[StreamsClient, ...]
+    topology: Topology
+    cluster: ClusterView
+    config: AssignmentConfig = field(default_factory=AssignmentConfig)
+    end_offsets: Mapping[TopicPartition, int] = field(default_factory=dict)
+    assignor: str = STREAMS_ASSIGNOR
+
+
+@dataclass(frozen=True)
+class Round:
+    """What the caller knows about this planning round (all optional)."""
+
+    previous: AssignmentPlan | None = None
+    triggers: tuple[str, ...] = ()
+    generation: int | None = None
+    generation_floor: int = -1
+    created_at: datetime | None = None
+
+
+# Several triggers coalesced into one plan: the plan names the most telling one.
+REASON_PRIORITY: tuple[PlanReason, ...] = (
+    "member-joined",
+    "member-left",
+    "member-expired",
+    "subscription-changed",
+    "partitions-changed",
+    "replica-racks-changed",
+    "followup",
+    "observed",
+    "recommended",
+    "initial",
+)
+
+
+def pick_reason(triggers: Iterable[str]) -> PlanReason | None:
+    """The most telling trigger, or None when there is none."""
+    found = set(triggers)
+    unknown = sorted(found - set(PLAN_REASONS))
+    if unknown:
+        raise AssignorError(f"reason {unknown[0]!r} is not one of {', '.join(PLAN_REASONS)}")
+    return next((r for r in REASON_PRIORITY if r in found), None)
+
+
+def infer_reason(previous: AssignmentPlan | None, member_ids: Iterable[str]) -> PlanReason:
+    """Why a plan is made when the caller did not say: compare with the previous plan."""
+    if previous is None:
+        return "initial"
+    if previous.followup_ms is not None:
+        return "followup"
+    before = {m.process_id or m.member_id for m in previous.members}
+    now = set(member_ids)
+    if now - before:
+        return "member-joined"
+    if before - now:
+        return "member-left"
+    return "subscription-changed"
+
+
+def next_generation(round_: Round, member_generations: Iterable[int] = ()) -> int:
+    """Explicit, else strictly above the previous plan, every member's and the floor."""
+    if round_.generation is not None:
+        if round_.generation < 0:
+            raise AssignorError(f"generation {round_.generation} is negative")
+        return round_.generation
+    seen = [round_.generation_floor, *member_generations]
+    if round_.previous is not None:
+        seen.append(round_.previous.generation)
+    return max(seen) + 1
+
+
+def enforce_withholding(
+    plan: AssignmentPlan, owned: Mapping[str, Iterable[TopicPartition]]
+) -> AssignmentPlan:
+    """Move every partition still owned by another member into ``withheld``.
+
+    Example: c1 owns t-0, the assignor gives t-0 to c2 ->
+    ``withheld=[{topic: t, partition: 0, owner: c1, target: c2}]`` and c2's list omits t-0.
+    """
+    owners: dict[tuple[str, int], list[str]] = {}
+    for member_id, parts in owned.items():
+        for tp in parts:
+            owners.setdefault((tp.topic, tp.partition), []).append(member_id)
+    withheld = {(w.topic, w.partition): w for w in plan.withheld}
+    members = []
+    for mp in plan.members:
+        keep = []
+        for pp in mp.partitions:
+            others = sorted(o for o in owners.get((pp.topic, pp.partition), ()) if o != mp.member_id)
+            if others:
+                withheld[(pp.topic, pp.partition)] = WithheldPartition(
+                    topic=pp.topic, partition=pp.partition, owner=others[0], target=mp.member_id
+                )
+            else:
+                keep.append(pp)
+        members.append(
+            mp if len(keep) == len(mp.partitions) else mp.model_copy(update={"partitions": keep})
+        )
+    if len(withheld) == len(plan.withheld) and members == plan.members:
+        return plan
+    return plan.model_copy(
+        update={"members": members, "withheld": [withheld[k] for k in sorted(withheld)]}
+    )
+
+
+def plan(group: ConsumerGroup | StreamsApp, round_: Round | None = None) -> AssignmentPlan:
+    """The plan for one group in one round (raises AssignorError on input it rejects)."""
+    round_ = round_ or Round()
+    if isinstance(group, StreamsApp):
+        return _plan_streams(group, round_)
+    return _plan_consumer(group, round_)
+
+
+def _plan_consumer(group: ConsumerGroup, round_: Round) -> AssignmentPlan:
+    from assignor.registry import plan_group
+
+    if group.protocol not in PROTOCOLS:
+        raise AssignorError(f"protocol {group.protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    reason = pick_reason(round_.triggers) or infer_reason(
+        round_.previous, (m.member_id for m in group.members)
+    )
+    generation = next_generation(round_, (m.generation_or_default for m in group.members))
+    model = Group(group.group_id, group.members, group.cluster, generation, reason, group.config)
+    result = plan_group(model, group.assignor)
+    if group.protocol == "cooperative":
+        result = enforce_withholding(result, {m.member_id: m.owned for m in group.members})
+    return _stamp(result, round_)
+
+
+def _plan_streams(app: StreamsApp, round_: Round) -> AssignmentPlan:
+    from assignor.streams.inputs import plan_streams
+
+    reason = pick_reason(round_.triggers) or infer_reason(
+        round_.previous, (c.process_id for c in app.clients)
+    )
+    generation = next_generation(round_)
+    return _stamp(plan_streams(app, round_.previous, generation, reason), round_)
+
+
+def _stamp(result: AssignmentPlan, round_: Round) -> AssignmentPlan:
+    return result.model_copy(update={"created_at": round_.created_at or datetime.now(UTC)})

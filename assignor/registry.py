@@ -1,0 +1,64 @@
+"""The consumer assignors by name, and one group planned by one of them (no round logic).
+
+``plan_group`` runs the named assignor and builds the plan's members and summary; the
+generation, reason and withholding around it are assignor.api's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from assignor.base import Result
+from assignor.errors import AssignorError
+from assignor.model import Group
+from assignor.optimal import assign_rack_optimal, lower_bound
+from assignor.ownership import previous_owners
+from assignor.range import assign_range
+from assignor.sticky import assign_cooperative_sticky, assign_eager_sticky
+from assignor.summary import member_plans, summarize
+from protocol.plan import AssignmentPlan, WithheldPartition
+
+# name -> (assignor, whether its balance is per topic)
+ASSIGNORS: dict[str, tuple[Callable[[Group], Result], bool]] = {
+    "range": (assign_range, True),
+    "sticky": (assign_eager_sticky, False),
+    "cooperative-sticky": (assign_cooperative_sticky, False),
+    "rack-optimal": (assign_rack_optimal, False),
+}
+
+
+def plan_group(group: Group, assignor: str) -> AssignmentPlan:
+    if assignor not in ASSIGNORS:
+        raise AssignorError(
+            f"unknown assignor {assignor!r}: use one of {', '.join(sorted(ASSIGNORS))}"
+        )
+    fn, per_topic = ASSIGNORS[assignor]
+    result = fn(group)
+    racks = group.racks()
+    counts = {t: group.cluster.partition_count(t) for t in group.subscribed_topics()}
+    summary = summarize(
+        group.cluster,
+        result.target(),
+        racks,
+        previous_owner=previous_owners(group.members, counts),
+        lower_bound=lower_bound(group, per_topic=per_topic),
+    )
+    return AssignmentPlan(
+        group_id=group.group_id,
+        kind="consumer",
+        generation=group.next_generation(),
+        reason=group.reason,
+        assignor=assignor,
+        config=result.config,
+        members=member_plans(group.cluster, result.assignment, racks),
+        withheld=[
+            WithheldPartition(
+                topic=w.partition.topic,
+                partition=w.partition.partition,
+                owner=w.owner,
+                target=w.target,
+            )
+            for w in sorted(result.withheld, key=lambda w: w.partition)
+        ],
+        summary=summary,
+    )
