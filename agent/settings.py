@@ -41,7 +41,7 @@ def is_secret_key(key: str) -> bool:
 
 
 class TopicSettings(BaseModel):
-    """The four agent topics (DESIGN §2; names are contract defaults)."""
+    """The four agent topics (docs/architecture.md § Topics; names are contract defaults)."""
 
     subscriptions: str = "rackwise.subscriptions"
     plans: str = "rackwise.plans"
@@ -92,13 +92,15 @@ class PlannerSettings(BaseModel):
     rules: list[AssignorRule] = Field(default_factory=list)
     coalesce_ms: int = Field(default=50, ge=0, description="wait this long for more changes")
     streams_topologies: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="group-id pattern -> streams topology (DESIGN §4)"
+        default_factory=dict,
+        description="group-id pattern -> streams topology (docs/architecture.md § Scenarios)",
     )
     streams_config: dict[str, Any] = Field(default_factory=dict)
 
 
 class ObserveSettings(BaseModel):
-    """Observe mode (DESIGN §5): audit live classic groups on a timer (agent.daemon.observe)."""
+    """Observe mode (docs/architecture.md § Agent behaviour): audit live classic groups on a timer
+    (agent.daemon.observe)."""
 
     groups: str | None = Field(
         default=None, description="fnmatch pattern of group ids to observe; unset: off"

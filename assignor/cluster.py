@@ -1,6 +1,6 @@
 """ClusterView: where every partition's replicas live, the one input all assignors share.
 
-Built from a scenario's ``cluster`` section (DESIGN.md §4) or, by the agent, from
+Built from a scenario's ``cluster`` section (docs/architecture.md § Scenarios) or, by the agent, from
 AdminClient ``describe_cluster``/``describe_topics``. A broker with no rack, or a replica
 whose broker is not known, contributes no rack: such a replica is "unknown", never a
 different rack.

@@ -1,4 +1,4 @@
-"""Offline scenarios (docs/architecture.md, "Scenarios"): JSON in, the seam's typed inputs out.
+"""Offline scenarios (docs/architecture.md § Scenarios): JSON in, the seam's typed inputs out.
 
 This is an adapter for the offline CLI only (``rackwise plan``, ``compare``, ``scenario``):
 ``load_consumer`` turns a scenario into an assignor.api.ConsumerGroup and ``round_of`` into
@@ -89,7 +89,7 @@ def _member_from_bytes(raw: Mapping[str, Any]) -> Member:
 def load_group(doc: Mapping[str, Any]) -> Group:
     """A consumer scenario as a Group; malformed input raises AssignorError."""
     if not isinstance(doc, Mapping) or "cluster" not in doc or "group" not in doc:
-        raise AssignorError("a scenario is {cluster: {...}, group: {...}} (DESIGN.md §4)")
+        raise AssignorError("a scenario is {cluster: {...}, group: {...}} (docs/architecture.md § Scenarios)")
     cluster = ClusterView.from_dict(doc["cluster"])
     g = doc["group"]
     try:

@@ -1,4 +1,4 @@
-"""Plan figures every assignor reports (DESIGN.md §3 ``summary``), and plan member lists.
+"""Plan figures every assignor reports (docs/architecture.md § The plan ``summary``), and plan member lists.
 
 Shared by the consumer and the streams assignors. The figures describe the assignment the
 plan converges to: a withheld partition counts for its target member, so assignors that

@@ -1,4 +1,4 @@
-"""Seeded random Streams scenarios (DESIGN.md §4 format) for tests and benchmarks.
+"""Seeded random Streams scenarios (docs/architecture.md § Scenarios format) for tests and benchmarks.
 
 ``generate(seed, ...)`` returns a scenario dict: ``subtopologies`` subtopologies reading
 their own source topic, each stateful one logging to its own changelog, replicas placed on

@@ -1,6 +1,6 @@
 """The Spark schema of a published plan, derived from ``protocol.plan.AssignmentPlan``.
 
-The plan model is the contract (DESIGN.md §3); this module walks its JSON Schema
+The plan model is the contract (docs/architecture.md § The plan); this module walks its JSON Schema
 (``model_json_schema()``) so the Spark job never carries a hand-copied duplicate that could
 drift. The same walk yields the validity checks (required fields, enums, consts, minimums)
 that decide whether a record is a plan or goes to the ``rejected`` table.
@@ -17,7 +17,7 @@ Example: ``PartitionPlan`` becomes ``struct<topic:string, partition:bigint,
 replica_racks:array<string>, cross_rack:boolean, weight:double>``.
 
 Extra fields that a newer plan carries are ignored, not rejected: the plan schema may only
-grow (DESIGN.md: *contract* names change by extending), so an old metrics job keeps working.
+grow (docs/architecture.md: *contract* names change by extending), so an old metrics job keeps working.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Nothing here starts a query or writes anything, so every function works on a streaming or a
 static DataFrame and is tested on small static frames.
 
-Definitions (DESIGN.md §3): a partition is cross-rack when no replica is in its member's
+Definitions (docs/architecture.md § The plan): a partition is cross-rack when no replica is in its member's
 rack; a member or partition without a rack is not cross-rack. Each plan-partition has a
 ``weight`` (1.0 unless the plan says otherwise); weighted figures sum it.
 

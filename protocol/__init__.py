@@ -1,6 +1,6 @@
 """Bytes <-> typed models: Kafka's consumer protocol, Kafka Streams' user data, the plan.
 
-No IO and no Kafka client here (DESIGN §1). Modules:
+No IO and no Kafka client here (docs/architecture.md § Layers). Modules:
 
 * ``wire``    bounds-checked primitives (Kafka and Java DataOutputStream encodings)
 * ``schema``  declarative field tables; codecs compiled from them

@@ -10,7 +10,7 @@ with the v3 layout and the trailing bytes are ignored; a negative version is an 
 (so Java's bytes re-encode to the same bytes); :func:`java_subscription` and
 :func:`java_assignment` put input in the order Java's serializer would.
 
-Example (DESIGN reference §1.6)::
+Example::
 
     sub = Subscription(topics=["t1"], owned_partitions=[TopicPartitions("t1", [0, 1])],
                        generation_id=5, rack_id="az1")

@@ -1,4 +1,5 @@
-"""Decoded messages as JSON-ready dicts: the keys of DESIGN §6 (``rackwise decode``).
+"""Decoded messages as JSON-ready dicts: the keys of docs/architecture.md § Command line (``rackwise
+decode``).
 
 A subscription gives ``version, topics, user_data (base64 or null), owned_partitions
 [{topic, partitions}], generation_id, rack_id`` and ``streams`` when the user data is Kafka
@@ -118,7 +119,7 @@ def assignment_info_dict(info: AssignmentInfo) -> dict[str, Any]:
 
 
 def subscription_dict(sub: Subscription, streams: bool | None = None) -> dict[str, Any]:
-    """DESIGN §6 keys for a decoded subscription."""
+    """docs/architecture.md § Command line keys for a decoded subscription."""
     out: dict[str, Any] = {
         "version": sub.version,
         "topics": list(sub.topics),
@@ -147,7 +148,7 @@ def assignment_dict(asg: Assignment, streams: bool | None = None) -> dict[str, A
 
 
 def describe_subscription(data: bytes, streams: bool | None = None) -> dict[str, Any]:
-    """Bytes to the DESIGN §6 dict; ProtocolError for malformed input."""
+    """Bytes to the docs/architecture.md § Command line dict; ProtocolError for malformed input."""
     return subscription_dict(decode_subscription(data), streams)
 
 

@@ -1,4 +1,4 @@
-"""AssignmentPlan: the published decision of who owns what (DESIGN.md §3, a *contract*).
+"""AssignmentPlan: the published decision of who owns what (docs/architecture.md § The plan, a *contract*).
 
 A plan is what the agent writes to ``rackwise.plans`` (key: group id, value: this model as
 JSON), what ``rackwise plan`` prints and what the Spark metrics job reads. The same input in

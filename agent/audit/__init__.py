@@ -1,4 +1,5 @@
-"""Observe mode: measure the cross-rack traffic of groups people already run (DESIGN §5, §6).
+"""Observe mode: measure the cross-rack traffic of groups people already run (docs/architecture.md § Agent
+behaviour and § Command line).
 
 Three steps, IO only in the first:
 

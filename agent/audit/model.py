@@ -58,7 +58,7 @@ class GroupAudit:
         return round(100.0 * saved / self.cross_rack_actual, 1)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``--json`` row: the DESIGN §6 keys first, then what explains them."""
+        """The ``--json`` row: the docs/architecture.md § Command line keys first, then what explains them."""
         return {
             "group": self.group,
             "members": self.members,

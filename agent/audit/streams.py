@@ -75,7 +75,7 @@ def _derived_topology(
     topic_names: Iterable[str],
     describe: Describe,
 ) -> dict[str, Any]:
-    """A DESIGN §4 topology from what the app's assignment shows.
+    """A docs/architecture.md § Scenarios topology from what the app's assignment shows.
 
     Source topics per subtopology come from its tasks' partitions. Changelogs are the app's
     ``<application.id>-*-changelog`` topics; one is given to a stateful subtopology whose task

@@ -1,4 +1,4 @@
-"""The ``rackwise`` command line (DESIGN.md §6).
+"""The ``rackwise`` command line (docs/architecture.md § Command line).
 
 Each subcommand lives in its own module of this package (``agent.cli.<name>``) and exposes
 ``register(subparsers)``; this module only discovers them, parses and dispatches, so parts

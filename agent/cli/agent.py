@@ -1,4 +1,5 @@
-"""``rackwise agent run [--bootstrap B] [--config F]``: the long-running daemon (DESIGN §5)."""
+"""``rackwise agent run [--bootstrap B] [--config F]``: the long-running daemon (docs/architecture.md §
+Agent behaviour)."""
 
 from __future__ import annotations
 

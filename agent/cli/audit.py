@@ -1,4 +1,5 @@
-"""``rackwise audit --bootstrap B [--group PATTERN] [--json]``: observe mode, one shot (DESIGN §6).
+"""``rackwise audit --bootstrap B [--group PATTERN] [--json]``: observe mode, one shot
+(docs/architecture.md § Command line).
 
 Reads the live classic groups matching PATTERN (fnmatch, default ``*``), and prints per
 group its members, partitions, the cross-rack partitions of the assignment it runs and of

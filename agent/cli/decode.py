@@ -1,4 +1,5 @@
-"""``rackwise decode``: a consumer-protocol subscription or assignment as JSON (DESIGN §6).
+"""``rackwise decode``: a consumer-protocol subscription or assignment as JSON (docs/architecture.md §
+Command line).
 
 Input is ``--hex H``, ``--file F`` or ``-`` (stdin; also the default). A file or stdin holding
 only hex digits and whitespace is read as hex, anything else as raw bytes (a real payload

@@ -13,7 +13,7 @@ from assignor.errors import AssignorError
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "plan", help="the AssignmentPlan JSON for a scenario (DESIGN §4)"
+        "plan", help="the AssignmentPlan JSON for a scenario (docs/architecture.md § Scenarios)"
     )
     parser.add_argument("scenario", help="scenario JSON file, or - for stdin")
     parser.add_argument(

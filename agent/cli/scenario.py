@@ -13,7 +13,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("scenario", help="generate scenarios")
     sub = parser.add_subparsers(dest="action", metavar="ACTION")
     sub.required = True
-    gen = sub.add_parser("gen", help="a rack-skewed consumer scenario (DESIGN §4), printed as JSON")
+    gen = sub.add_parser(
+        "gen", help="a rack-skewed consumer scenario (docs/architecture.md § Scenarios), as JSON"
+    )
     gen.add_argument("--partitions", type=int, required=True)
     gen.add_argument("--members", type=int, required=True)
     gen.add_argument("--racks", type=int, default=3)

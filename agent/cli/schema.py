@@ -1,4 +1,5 @@
-"""``rackwise schema plan``: the JSON Schema of the AssignmentPlan contract (DESIGN §3)."""
+"""``rackwise schema plan``: the JSON Schema of the AssignmentPlan contract (docs/architecture.md § The
+plan)."""
 
 from __future__ import annotations
 

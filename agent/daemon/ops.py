@@ -1,6 +1,7 @@
 """Operations surface: Prometheus metrics and a tiny HTTP server for /healthz and /metrics.
 
-Bound to 127.0.0.1 by default (DESIGN §5). The server runs in a daemon thread and reads
+Bound to 127.0.0.1 by default (docs/architecture.md § Agent behaviour). The server runs in a daemon thread
+and reads
 only thread-safe things: the prometheus registry and a health callback.
 """
 

@@ -49,6 +49,12 @@ class StreamsSetup:
     def changelogs(self) -> tuple[str, ...]:
         return tuple(sorted({t for s in self.topology.subtopologies for t in s.changelog_topics}))
 
+    def topics(self) -> tuple[str, ...]:
+        """Source and changelog topics: every topic the plan's tasks read."""
+        return tuple(sorted(
+            {t for s in self.topology.subtopologies for t in (*s.source_topics, *s.changelog_topics)}
+        ))
+
 
 @dataclass(frozen=True)
 class PlanJob:
@@ -67,6 +73,7 @@ class PlanJob:
     dirty_since: float = 0.0
     previous: AssignmentPlan | None = None
     streams: StreamsSetup | None = None
+    streams_error: str | None = None
 
     @property
     def reason(self) -> str:
@@ -113,8 +120,9 @@ def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
     """Every topic whose replica racks a group's plan depends on.
 
     For a consumer group these are its subscribed topics. A Streams group's standbys and
-    warm-ups read changelog topics, so the configured topology's changelogs are watched
-    and described too: without their racks the HA assignor must turn rack awareness off.
+    warm-ups read changelog topics, so the configured topology's source and changelog topics
+    are watched and described too: without their racks the HA assignor must turn rack
+    awareness off.
     """
     topics = set(subscribed)
     if kind == "streams":
@@ -123,7 +131,7 @@ def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
         except AssignorError:
             setup = None  # reported when the group is planned
         if setup is not None:
-            topics.update(setup.changelogs())
+            topics.update(setup.topics())
     return tuple(sorted(topics))
 
 
@@ -137,10 +145,11 @@ def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ..
         ),
         (m.generation for m in group.members.values()),
     )
+    setup, setup_error = None, None
     try:
         setup = parsed_streams_setup(group.group_id, settings) if group.kind == "streams" else None
-    except AssignorError:
-        setup = None  # compute_plan says why
+    except AssignorError as exc:
+        setup_error = f"streams group {group.group_id}: configured topology or config: {exc}"
     job = PlanJob(
         group_id=group.group_id,
         partition=group.partition,
@@ -159,6 +168,7 @@ def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ..
         dirty_since=group.dirty_since or time.monotonic(),
         previous=group.last_plan,
         streams=setup,
+        streams_error=setup_error,
     )
     group.in_flight = generation
     group.dirty.clear()
@@ -195,6 +205,8 @@ def streams_app(
     job: PlanJob, view: ClusterView, end_offsets: Mapping[TopicPartition, int]
 ) -> StreamsApp:
     """Members are stream threads: one client per process, threads counted, offsets merged."""
+    if job.streams_error is not None:
+        raise AssignorError(job.streams_error)
     if job.streams is None:
         raise AssignorError(
             f"streams group {job.group_id}: no topology configured (planner.streams_topologies)"

@@ -1,4 +1,4 @@
-"""Create the agent's topics when they are missing (DESIGN §2).
+"""Create the agent's topics when they are missing (docs/architecture.md § Topics).
 
 ``subscriptions`` is compacted (latest subscription per member key; tombstones delete);
 ``plans`` gets the same partition count so group -> partition is the same number in both;

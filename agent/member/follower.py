@@ -5,7 +5,8 @@ rack, owned partitions, generation) to ``rackwise.subscriptions`` and re-publish
 heartbeat; it reads its group's plans (read_committed, one partition of ``rackwise.plans``)
 and applies the newest with ``incremental_unassign`` / ``incremental_assign``. Before it
 gives a partition up it commits the consumer's position for it, then re-publishes without
-it, which is what lets the agent hand it to the next owner (DESIGN §5): no record is read by
+it, which is what lets the agent hand it to the next owner (docs/architecture.md § Agent behaviour): no
+record is read by
 two members at once. The consumer must have a ``group.id`` (for offsets) and must *not*
 ``subscribe()``: the plan is the assignment.
 

@@ -34,7 +34,7 @@ def process_id(name: str) -> uuid.UUID:
 
 
 def parse_task(text: str) -> TaskId:
-    """``"0_3"`` -> TaskId(0, 3) (the plan's task ids, DESIGN §3)."""
+    """``"0_3"`` -> TaskId(0, 3) (the plan's task ids, docs/architecture.md § The plan)."""
     subtopology, _, partition = text.rpartition("_")
     return TaskId(int(subtopology), int(partition))
 

@@ -1,4 +1,4 @@
-"""Turn an HA result into an AssignmentPlan (DESIGN.md §3) and its comparison metrics.
+"""Turn an HA result into an AssignmentPlan (docs/architecture.md § The plan) and its comparison metrics.
 
 Members are Streams processes in Kafka's client order; each lists its active, standby and
 warm-up tasks, and as ``partitions`` the source partitions of its actives (so the CRT

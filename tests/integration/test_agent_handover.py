@@ -1,7 +1,7 @@
 """Hand-overs on the real testbed: members come and go while records flow; agents restart.
 
 Every record produced during the hand-overs must be consumed and committed, and no record
-may be consumed by two members (the cooperative withholding of DESIGN §5 plus the
+may be consumed by two members (the cooperative withholding of docs/architecture.md § Agent behaviour plus the
 commit-before-revoke of agent.member.follower is what guarantees it).
 """
 

@@ -1,4 +1,5 @@
-"""The offline commands a user runs first: plan, compare, scenario gen (DESIGN §4, §6).
+"""The offline commands a user runs first: plan, compare, scenario gen (docs/architecture.md § Scenarios
+and § Command line).
 
 They run through ``agent.cli.main`` exactly as the console script does, on the scenarios in
 ``examples/`` that the README shows and on generated ones.
