@@ -14,9 +14,7 @@ from typing import Any
 
 import structlog
 
-from agent.settings import is_secret_key
-
-MASK = "**********"
+from protocol.kafkaconf import MASK, is_secret_key
 
 
 def _redact_value(value: Any) -> Any:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import socket
 import tomllib
 from contextvars import ContextVar
@@ -27,17 +26,13 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from protocol.errors import RackwiseError
+from protocol.kafkaconf import MASK, is_secret_key, property_name
 
-_SECRET_KEY = re.compile(r"password|secret|jaas|private|token|key\.pem|credential", re.IGNORECASE)
 _CONFIG_FILE: ContextVar[Path | None] = ContextVar("rackwise_config_file", default=None)
 
 
 class SettingsError(RackwiseError):
     """The agent configuration cannot be read or is invalid."""
-
-
-def is_secret_key(key: str) -> bool:
-    return bool(_SECRET_KEY.search(key))
 
 
 class TopicSettings(BaseModel):
@@ -155,9 +150,7 @@ class AgentSettings(BaseSettings):
         out: dict[str, Any] = {}
         for key, value in raw.items():
             # RACKWISE_KAFKA__SASL_USERNAME arrives as "sasl_username": librdkafka uses dots.
-            name = str(key).lower()
-            if "." not in name:
-                name = name.replace("_", ".")
+            name = property_name(key)
             if isinstance(value, SecretStr):
                 out[name] = value
             else:
@@ -188,7 +181,7 @@ class AgentSettings(BaseSettings):
         """The settings as plain data with every secret masked: safe to log or print."""
         data = self.model_dump(mode="json")
         data["kafka"] = {
-            k: ("**********" if isinstance(v, SecretStr) or is_secret_key(k) else v)
+            k: (MASK if isinstance(v, SecretStr) or is_secret_key(k) else v)
             for k, v in self.kafka.items()
         }
         return data

@@ -40,7 +40,7 @@ from metrics.settings import MetricsSettings, redacted, spark_kafka_options
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql.streaming.query import StreamingQuery
 
 log = logging.getLogger("rackwise.metrics")
 
@@ -96,6 +96,7 @@ class PlanBatchWriter:
         try:
             plans = transform.plan_metrics(flat).withColumns(stamp).persist()
             totals = plans.agg(F.count(F.lit(1)), F.sum("partitions")).first()
+            assert totals is not None  # an aggregate without grouping has exactly one row
             good, partitions = int(totals[0]), int(totals[1] or 0)
             parsed_s = time.perf_counter() - began
             bad = transform.rejected(flat).withColumns(stamp).persist()
@@ -230,7 +231,7 @@ def await_all(queries: list[StreamingQuery], timeout: float | None = None) -> No
             left = None if deadline is None else max(1.0, deadline - time.monotonic())
             if left is None:
                 q.awaitTermination()
-            elif not q.awaitTermination(left):
+            elif not q.awaitTermination(int(left)):
                 raise TimeoutError(f"query {q.name} still running after {timeout}s")
     finally:
         for q in queries:
@@ -254,7 +255,7 @@ def run(settings: MetricsSettings, available_now: bool = False,
         run_once(spark, settings, counters, timeout)
         return counters
     stopping = threading.Event()
-    handlers: dict[int, Any] = {}
+    handlers: dict[signal.Signals, Any] = {}
     # The handlers only set a flag. PySpark's own SIGINT handler cancels running jobs from
     # inside the signal, which interrupts a Parquet or Kafka write half-way and prints py4j
     # tracebacks; a restart would redo that batch correctly, but stopping between batches is

@@ -111,9 +111,11 @@ def chart_crt_over_time(plans: pd.DataFrame, path: Path) -> Path:
         ax.tick_params(axis="y", labelsize=8)
         ax.grid(alpha=0.3)
     axes[-1, 0].set_xlim(start - pad, end + pad)
-    locator = mdates.AutoDateLocator()
+    locator = mdates.AutoDateLocator()  # type: ignore[no-untyped-call]
     axes[-1, 0].xaxis.set_major_locator(locator)
-    axes[-1, 0].xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+    axes[-1, 0].xaxis.set_major_formatter(
+        mdates.ConciseDateFormatter(locator)  # type: ignore[no-untyped-call]
+    )
     axes[-1, 0].set_xlabel("plan created at (UTC)")
     title = "Cross-rack partitions of each plan, by group (right: latest)"
     if len(ranked) > rows:

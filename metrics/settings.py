@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-SECRET_MARKERS = ("password", "secret", "jaas", "token", "key")
+from protocol.kafkaconf import masked, property_name
 
 _JAAS_MODULES = {
     "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
@@ -54,7 +54,7 @@ class MetricsSettings(BaseSettings):
 
 def client_config(settings: MetricsSettings) -> dict[str, str]:
     """Kafka client settings with dotted names, librdkafka SASL turned into JAAS for Java."""
-    conf = {key.lower().replace("_", "."): str(value) for key, value in settings.kafka.items()}
+    conf = {property_name(key): str(value) for key, value in settings.kafka.items()}
     user, password = conf.get("sasl.username"), conf.get("sasl.password")
     if user is not None and password is not None and "sasl.jaas.config" not in conf:
         module = _JAAS_MODULES.get(conf.get("sasl.mechanism", "PLAIN").upper())
@@ -78,6 +78,5 @@ def spark_kafka_options(settings: MetricsSettings) -> dict[str, str]:
 
 
 def redacted(options: dict[str, Any]) -> dict[str, Any]:
-    """A copy safe to log: values of secret-looking keys replaced by '***'."""
-    return {key: ("***" if any(m in key.lower() for m in SECRET_MARKERS) else value)
-            for key, value in options.items()}
+    """A copy safe to log: values of secret-looking keys masked (protocol.kafkaconf)."""
+    return masked(options)

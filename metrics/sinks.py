@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from metrics.transform import TIMESTAMP_FORMAT
@@ -36,7 +36,7 @@ def write_table(df: DataFrame, output: Path, table: str, batch_id: int) -> None:
     df.coalesce(1).write.mode("overwrite").parquet(str(output / table / f"batch_id={batch_id}"))
 
 
-def write_topic(parts: list[tuple[DataFrame, F.Column, str]], topic: str,
+def write_topic(parts: list[tuple[DataFrame, Column, str]], topic: str,
                 options: dict[str, str]) -> None:
     """Send the rows of each (frame, key, kind) as JSON ``{"type": kind, ...}`` keyed by
     ``key``; one Spark job for all of them."""
@@ -54,16 +54,16 @@ def write_topic(parts: list[tuple[DataFrame, F.Column, str]], topic: str,
     union.write.format("kafka").options(**options).option("topic", topic).save()
 
 
-def plan_key(df: DataFrame) -> F.Column:
+def plan_key(df: DataFrame) -> Column:
     return F.concat_ws("/", F.lit("plan"), df["group_id"], df["generation"].cast("string"))
 
 
-def pair_key(df: DataFrame) -> F.Column:
+def pair_key(df: DataFrame) -> Column:
     return F.concat_ws("/", F.lit("pair"), df["group_id"], df["generation"].cast("string"),
                        df["source_rack"], df["member_rack"])
 
 
-def window_key(df: DataFrame) -> F.Column:
+def window_key(df: DataFrame) -> Column:
     return F.concat_ws("/", F.lit("window"), df["window"], df["group_id"],
                        F.date_format(df["window_start"], "yyyy-MM-dd'T'HH:mm:ss'Z'"))
 

@@ -13,13 +13,16 @@ from confluent_kafka import KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from metrics.settings import MetricsSettings
+from protocol.kafkaconf import property_name
 
 log = logging.getLogger("rackwise.metrics")
 
 
-def admin_config(settings: MetricsSettings) -> dict[str, str]:
+def admin_config(settings: MetricsSettings) -> dict[str, str | int | float | bool]:
     """librdkafka settings: the RACKWISE_KAFKA__* values as given (dotted), no JAAS."""
-    conf = {key.lower().replace("_", "."): str(v) for key, v in settings.kafka.items()}
+    conf: dict[str, str | int | float | bool] = {
+        property_name(key): str(v) for key, v in settings.kafka.items()
+    }
     conf["bootstrap.servers"] = settings.bootstrap
     return conf
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from protocol.errors import RackwiseError
@@ -45,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     admin = AdminClient(settings.client_config())
     planner = settings.planner
 
-    def topology(group_id: str) -> dict[str, Any] | None:
-        found = streams_setup(group_id, planner)
-        return found.get("topology") if found else None
+    def topology(group_id: str) -> Mapping[str, Any] | None:
+        found = streams_setup(group_id, planner).get("topology")
+        return found if isinstance(found, Mapping) else None
 
     audits = run_audit(admin, args.group, args.timeout, topology, planner.streams_config)
     if args.json:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import structlog
 from confluent_kafka import KafkaException, Producer
@@ -99,9 +99,9 @@ class Observer:
         s = self.settings
         pattern = s.observe.groups or "*"
 
-        def topology(group_id: str) -> dict[str, object] | None:
-            found = streams_setup(group_id, s.planner)
-            return found.get("topology") if found else None
+        def topology(group_id: str) -> Mapping[str, object] | None:
+            found = streams_setup(group_id, s.planner).get("topology")
+            return found if isinstance(found, Mapping) else None
 
         audits = run_audit(
             self.admin, pattern, s.observe.request_timeout_s, topology, s.planner.streams_config

@@ -29,7 +29,8 @@ def end_offsets(
     wanted = sorted(set(partitions))
     if not wanted:
         return {}
-    request = {KTopicPartition(tp.topic, tp.partition): OffsetSpec.latest() for tp in wanted}
+    latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+    request = {KTopicPartition(tp.topic, tp.partition): latest for tp in wanted}
     out: dict[TopicPartition, int] = {}
     futures = admin.list_offsets(request, request_timeout=timeout_s)
     for ktp, future in futures.items():

@@ -16,7 +16,7 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -223,8 +223,9 @@ class PlanWorker:
                 msg = consumer.poll(0.5)
                 if msg is None:
                     continue
-                if msg.error():
-                    if msg.error().code() == KafkaError._PARTITION_EOF:
+                error = msg.error()
+                if error is not None:
+                    if error.code() == KafkaError._PARTITION_EOF:
                         pending.discard(msg.partition())
                     continue
                 try:
@@ -341,9 +342,9 @@ class PlanWorker:
                             job.group_id,
                             agent,
                             generation=plan.generation,
-                            released=[r for c in released for r in c["released"]],
+                            released=[r for c in released for r in _released(c)],
                         ),
-                    )  # type: ignore[union-attr]
+                    )
             producer.commit_transaction(30)
         except KafkaException as exc:
             err = exc.args[0] if exc.args else None
@@ -378,3 +379,8 @@ class PlanWorker:
                 self.results(Failed(job, error or "plan failed"))
             else:
                 self.results(Published(job, plan))
+
+
+def _released(change: Mapping[str, object]) -> list[str]:
+    value = change.get("released")
+    return [str(v) for v in value] if isinstance(value, list) else []

@@ -306,7 +306,7 @@ class Testbed:
 
         deadline = time.monotonic() + timeout
         admin = AdminClient({"bootstrap.servers": self.bootstrap, "socket.connection.setup.timeout.ms": 3000,
-                             "logger": _SilentLogger()})
+                             "logger": _SilentLogger()})  # type: ignore[dict-item]
         while time.monotonic() < deadline:
             dead = [n.node_id for n in self.nodes if self._pid(n) is None]
             if dead:

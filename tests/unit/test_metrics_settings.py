@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from metrics.settings import MetricsSettings, client_config, redacted, spark_kafka_options
+from protocol.kafkaconf import MASK
 
 pytestmark = pytest.mark.unit
 
@@ -30,7 +31,7 @@ def test_explicit_jaas_wins_and_secrets_are_redacted() -> None:
                                       "sasl_password": "hunter2"})
     assert client_config(settings)["sasl.jaas.config"] == "X required;"
     shown = redacted(spark_kafka_options(settings))
-    assert shown["kafka.sasl.jaas.config"] == "***"
+    assert shown["kafka.sasl.jaas.config"] == MASK
     assert "hunter2" not in repr(shown) and "hunter2" not in repr(redacted(settings.kafka))
 
 

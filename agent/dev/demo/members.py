@@ -30,7 +30,7 @@ class DemoMember:
 
     def __init__(self, name: str, consumer: Consumer, follower: PlanFollower) -> None:
         self.name = name
-        self.consumer = consumer
+        self.client = consumer
         self.follower = follower
         self.records = 0
         self.error: BaseException | None = None
@@ -73,7 +73,7 @@ class DemoMember:
     def _run(self) -> None:
         try:
             while not self._stop.is_set():
-                for msg in self.consumer.consume(200, 0.2):
+                for msg in self.client.consume(200, 0.2):
                     if msg.error() is None:
                         self.records += 1
                 self.follower.poll()
@@ -89,7 +89,7 @@ class DemoMember:
             if self._started:
                 self.follower.close(leave=True)
         finally:
-            self.consumer.close()
+            self.client.close()
 
 
 def _consumer(conf: Mapping[str, Any], group: str) -> Consumer:
