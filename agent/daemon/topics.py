@@ -8,6 +8,8 @@ subscriptions/plans partition-count mismatch is reported (it only costs a wider 
 
 from __future__ import annotations
 
+import time
+
 import structlog
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -52,7 +54,28 @@ def ensure_topics(admin: AdminClient, topics: TopicSettings, timeout: float = 30
                     continue  # another agent won the race
                 raise
         log.info("created topics", topics=sorted(created))
+        _wait_for_leaders(admin, [t.topic for t in wanted], timeout)
     return created
+
+
+def _wait_for_leaders(admin: AdminClient, names: list[str], timeout: float) -> None:
+    """Until every partition of the new topics has a leader in the metadata we get back.
+
+    A consumer that subscribes before then may be given no partition of a topic that
+    exists, and only notices at its next metadata refresh (minutes later)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        md = admin.list_topics(timeout=timeout)
+        if all(
+            name in md.topics
+            and md.topics[name].error is None
+            and md.topics[name].partitions
+            and all(p.leader >= 0 for p in md.topics[name].partitions.values())
+            for name in names
+        ):
+            return
+        time.sleep(0.2)
+    log.warning("new topics have no leader yet", topics=sorted(names))
 
 
 def partition_counts(admin: AdminClient, names: list[str], timeout: float = 30.0) -> dict[str, int]:
