@@ -36,13 +36,14 @@ class SettingsError(RackwiseError):
 
 
 class TopicSettings(BaseModel):
-    """The four agent topics (docs/architecture.md § Topics; names are contract defaults)."""
+    """The agent's topics (docs/architecture.md § Topics; names are contract defaults)."""
 
     subscriptions: str = "rackwise.subscriptions"
     plans: str = "rackwise.plans"
     control: str = "rackwise.control"
     deadletter: str = "rackwise.deadletter"
-    partitions: int = Field(default=6, ge=1, description="for subscriptions and plans alike")
+    requests: str = "rackwise.requests"
+    partitions: int = Field(default=6, ge=1, description="for subscriptions, plans and requests alike")
     replication_factor: int = Field(default=-1, description="-1: the broker default")
     create: bool = True
 
@@ -93,6 +94,18 @@ class PlannerSettings(BaseModel):
     streams_config: dict[str, Any] = Field(default_factory=dict)
 
 
+class RequestSettings(BaseModel):
+    """Assignment requests from Kafka's plug-ins (docs/architecture.md § Kafka's seams)."""
+
+    enabled: bool = True
+    assignor: str = Field(
+        default="rack-optimal", description="for requests no planner rule names (planner.rules)"
+    )
+    max_age_s: float = Field(
+        default=30.0, gt=0, description="older requests are dropped: their caller gave up"
+    )
+
+
 class ObserveSettings(BaseModel):
     """Observe mode (docs/architecture.md § Agent behaviour): audit live classic groups on a timer
     (agent.daemon.observe)."""
@@ -140,6 +153,7 @@ class AgentSettings(BaseSettings):
     planner: PlannerSettings = Field(default_factory=PlannerSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
     observe: ObserveSettings = Field(default_factory=ObserveSettings)
+    requests: RequestSettings = Field(default_factory=RequestSettings)
     log: LogSettings = Field(default_factory=LogSettings)
 
     @field_validator("kafka", mode="before")

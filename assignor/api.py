@@ -128,7 +128,7 @@ def infer_reason(previous: AssignmentPlan | None, member_ids: Iterable[str]) -> 
     """Why a plan is made when the caller did not say: compare with the previous plan."""
     if previous is None:
         return "initial"
-    if previous.followup_ms is not None:
+    if previous.followup_ms is not None or previous.withheld:
         return "followup"
     before = {m.process_id or m.member_id for m in previous.members}
     now = set(member_ids)

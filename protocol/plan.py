@@ -118,11 +118,17 @@ class AssignmentPlan(_Strict):
     withheld: list[WithheldPartition] = Field(default_factory=list)
     followup_ms: int | None = Field(default=None, ge=0)
     summary: PlanSummary
+    request_id: str | None = Field(
+        default=None,
+        description="the assignment request this plan answers (Kafka's plug-ins); absent otherwise",
+    )
 
     def to_json(self) -> str:
         """Canonical JSON: field order as declared, compact separators, UTC ``Z`` time."""
         data = self.model_dump(mode="json")
         data["created_at"] = _utc_iso(self.created_at)
+        if data["request_id"] is None:
+            del data["request_id"]  # plans that answer no request keep their old bytes
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
     @classmethod

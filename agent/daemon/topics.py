@@ -33,13 +33,20 @@ def topic_specs(topics: TopicSettings) -> list[NewTopic]:
             },
         ),
         NewTopic(topics.plans, num_partitions=topics.partitions, replication_factor=rf),
+        # Requests need no history: a caller waits seconds for its answer.
+        NewTopic(
+            topics.requests,
+            num_partitions=topics.partitions,
+            replication_factor=rf,
+            config={"retention.ms": "3600000"},
+        ),
         NewTopic(topics.control, num_partitions=1, replication_factor=rf),
         NewTopic(topics.deadletter, num_partitions=1, replication_factor=rf),
     ]
 
 
 def ensure_topics(admin: AdminClient, topics: TopicSettings, timeout: float = 30.0) -> list[str]:
-    """Create whichever of the four topics do not exist; returns the names created."""
+    """Create whichever of the agent's topics do not exist; returns the names created."""
     existing = set(admin.list_topics(timeout=timeout).topics)
     wanted = [t for t in topic_specs(topics) if t.topic not in existing]
     created: list[str] = []

@@ -44,6 +44,7 @@ from agent.settings import AgentSettings
 from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, AssignmentPlan
+from protocol.request import ERROR_DETAIL_HEADER, ERROR_HEADER, REQUEST_ID_HEADER
 
 log = structlog.get_logger("rackwise.publisher")
 
@@ -297,6 +298,19 @@ class PlanWorker:
                         key=job.group_id.encode(),
                         value=control_event("member-expired", job.group_id, agent, member=member),
                     )
+                if job.request is not None and plan is None:
+                    # The caller waits on the dead-letter topic too: it falls back at once.
+                    producer.produce(
+                        s.topics.deadletter,
+                        key=job.group_id.encode(),
+                        value=None,
+                        headers=[
+                            (REQUEST_ID_HEADER, job.request.request_id.encode()),
+                            (ERROR_HEADER, b"plan-failed"),
+                            (ERROR_DETAIL_HEADER, (error or "plan failed").encode()),
+                            ("rackwise-agent", agent.encode()),
+                        ],
+                    )
                 if plan is None:
                     producer.produce(
                         s.topics.control,
@@ -316,6 +330,10 @@ class PlanWorker:
                     key=job.group_id.encode(),
                     value=plan.to_json().encode(),
                     partition=group_partition(job.group_id, self.plans_partitions),
+                    headers=(
+                        [(REQUEST_ID_HEADER, job.request.request_id.encode())]
+                        if job.request is not None else None
+                    ),
                 )
                 producer.produce(
                     s.topics.control,

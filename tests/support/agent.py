@@ -1,6 +1,6 @@
 """Helpers shared by the agent's integration and chaos tests (real Kafka, no fakes).
 
-``isolated_settings`` gives an agent its own four topics and group so tests never see each
+``isolated_settings`` gives an agent its own topics and group so tests never see each
 other's plans; ``AgentThread`` runs an Agent in a thread and stops it cleanly; ``PlanReader``
 tails a plans topic; ``MemberLoop`` drives a real consumer + PlanFollower and records every
 record it consumed.
@@ -31,6 +31,7 @@ def isolated_settings(bootstrap: str, prefix: str, **overrides: Any) -> AgentSet
             "plans": f"{prefix}.plans",
             "control": f"{prefix}.control",
             "deadletter": f"{prefix}.deadletter",
+            "requests": f"{prefix}.requests",
             "partitions": 3,
         },
         "input": {"group_id": f"{prefix}-agents", "session_timeout_ms": 10_000},
