@@ -10,12 +10,17 @@ record is read by
 two members at once. The consumer must have a ``group.id`` (for offsets) and must *not*
 ``subscribe()``: the plan is the assignment.
 
+What a plan calls local must be local on the wire: a consumer without ``client.rack``
+fetches from each partition's leader, wherever the plan put it. So the data consumer's
+config must set ``client.rack`` to the member's rack, and the follower refuses a config that
+does not (:meth:`PlanFollower.consumer_config` builds one, :meth:`PlanFollower.create` the
+consumer and its follower together).
+
 Usage (see docs/member.md)::
 
-    consumer = Consumer({"bootstrap.servers": B, "group.id": "orders-app",
-                         "enable.auto.commit": False})
-    follower = PlanFollower(consumer, {"bootstrap.servers": B}, group_id="orders-app",
-                            topics=["orders"], rack="az1")
+    follower = PlanFollower.create({"bootstrap.servers": B}, group_id="orders-app",
+                                   topics=["orders"], rack="az1")
+    consumer = follower.consumer
     follower.start()
     while running:
         msg = consumer.poll(0.5)
@@ -70,6 +75,14 @@ class PlanFollower:
     ) -> None:
         if "/" in group_id:
             raise RackwiseError("a rackwise group id may not contain '/'")
+        declared = client_config.get("client.rack") or None
+        if declared != (rack or None):
+            raise RackwiseError(
+                f"member rack {rack!r} but client.rack={declared!r} in the consumer's config: a "
+                "consumer fetches from its own rack only when client.rack names it, otherwise "
+                "from the leader whatever the plan says. Build the consumer from "
+                "PlanFollower.consumer_config(conf, group_id, rack) and pass that config here"
+            )
         self.consumer = consumer
         self.group_id = group_id
         self.member_id = member_id or uuid.uuid4().hex[:12]
@@ -100,6 +113,42 @@ class PlanFollower:
         self._key = member_key(group_id, self.member_id)
         self._subs_partition = 0
         self._started = False
+
+    @staticmethod
+    def consumer_config(
+        client_config: Mapping[str, Any], group_id: str, rack: str | None
+    ) -> dict[str, Any]:
+        """The data consumer's config: offsets in ``group_id``, no auto-commit (the follower
+        commits before each hand-over) and ``client.rack`` = the member's rack, so partitions
+        the plan calls local are fetched from a replica in that rack (KIP-392)."""
+        declared = client_config.get("client.rack") or None
+        if declared is not None and declared != rack:
+            raise RackwiseError(f"client.rack={declared!r} in the config but the member's rack is {rack!r}")
+        conf = {**client_config, "group.id": group_id, "enable.auto.commit": False}
+        conf.pop("client.rack", None)
+        if rack:
+            conf["client.rack"] = rack
+        return conf
+
+    @classmethod
+    def create(
+        cls,
+        client_config: Mapping[str, Any],
+        *,
+        group_id: str,
+        topics: Iterable[str],
+        rack: str | None = None,
+        consumer_config: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> PlanFollower:
+        """A data consumer built from :meth:`consumer_config` and its follower."""
+        conf = cls.consumer_config(
+            {"auto.offset.reset": "earliest", **client_config, **(consumer_config or {})},
+            group_id,
+            rack,
+        )
+        own = {**client_config, **({"client.rack": rack} if rack else {})}
+        return cls(Consumer(conf), own, group_id=group_id, topics=topics, rack=rack, **kwargs)
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def start(self, timeout: float = 30.0) -> None:

@@ -7,7 +7,8 @@ that is the id a streams plan lists its members by.
 
 Example::
 
-    follower = StreamsFollower(consumer, conf, group_id="app", topics=["in"], rack="az1",
+    follower = StreamsFollower(consumer, {**conf, "client.rack": "az1"}, group_id="app",
+                               topics=["in"], rack="az1",
                                process=process_id("app/p1"), endpoint="p1:8080")
 """
 

@@ -213,8 +213,9 @@ class ChaosMember(MemberLoop):
 
         from agent.member.follower import PlanFollower
 
-        conf = {"bootstrap.servers": bootstrap, **(client or {})}
-        self.consumer = Consumer({**conf, "group.id": group, "enable.auto.commit": False,
+        conf = {"bootstrap.servers": bootstrap, **(client or {}),
+                **({"client.rack": rack} if rack else {})}
+        self.consumer = Consumer({**PlanFollower.consumer_config(conf, group, rack),
                                   "auto.offset.reset": "earliest"})
         key = (group, member)
         self.follower = PlanFollower(

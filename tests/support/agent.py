@@ -101,17 +101,11 @@ class MemberLoop:
         topics: Iterable[str],
         heartbeat_s: float = 1.0,
     ) -> None:
-        self.consumer = Consumer(
-            {
-                "bootstrap.servers": bootstrap,
-                "group.id": group_id,
-                "enable.auto.commit": False,
-                "auto.offset.reset": "earliest",
-            }
-        )
+        conf = PlanFollower.consumer_config({"bootstrap.servers": bootstrap}, group_id, rack)
+        self.consumer = Consumer({**conf, "auto.offset.reset": "earliest"})
         self.follower = PlanFollower(
             self.consumer,
-            {"bootstrap.servers": bootstrap},
+            {"bootstrap.servers": bootstrap, **({"client.rack": rack} if rack else {})},
             group_id=group_id,
             topics=topics,
             rack=rack,

@@ -43,9 +43,10 @@ class DemoMember:
         cls, conf: Mapping[str, Any], topics: Mapping[str, str], group: str, name: str, rack: str,
         topic: str,
     ) -> DemoMember:
-        consumer = _consumer(conf, group)
+        consumer = _consumer(conf, group, rack)
         follower = PlanFollower(
-            consumer, conf, group_id=group, topics=[topic], rack=rack, member_id=name,
+            consumer, {**conf, "client.rack": rack}, group_id=group, topics=[topic], rack=rack,
+            member_id=name,
             subscriptions_topic=topics["subscriptions"], plans_topic=topics["plans"],
             heartbeat_s=1.0,
         )
@@ -56,9 +57,9 @@ class DemoMember:
         cls, conf: Mapping[str, Any], topics: Mapping[str, str], group: str, name: str, rack: str,
         topic: str,
     ) -> DemoMember:
-        consumer = _consumer(conf, group)
+        consumer = _consumer(conf, group, rack)
         follower = StreamsFollower(
-            consumer, conf, group_id=group, topics=[topic], rack=rack,
+            consumer, {**conf, "client.rack": rack}, group_id=group, topics=[topic], rack=rack,
             subscriptions_topic=topics["subscriptions"], plans_topic=topics["plans"],
             heartbeat_s=1.0, process=process_id(f"{group}/{name}"), endpoint=f"{name}:8080",
         )
@@ -92,7 +93,8 @@ class DemoMember:
             self.client.close()
 
 
-def _consumer(conf: Mapping[str, Any], group: str) -> Consumer:
+def _consumer(conf: Mapping[str, Any], group: str, rack: str) -> Consumer:
+    # client.rack = the member's rack: plan-local partitions are fetched from a local replica.
     return Consumer(
-        {**conf, "group.id": group, "enable.auto.commit": False, "auto.offset.reset": "earliest"}
+        {**PlanFollower.consumer_config(conf, group, rack), "auto.offset.reset": "earliest"}
     )
