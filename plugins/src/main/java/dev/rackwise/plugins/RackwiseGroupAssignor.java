@@ -2,6 +2,7 @@ package dev.rackwise.plugins;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -45,15 +46,16 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private final UniformAssignor fallback = new UniformAssignor();
     private final Function<Settings, BrokerLookups> lookups;
     private final AssignStats stats = new AssignStats();
+    private static final AtomicBoolean CONFIGURED_ONCE = new AtomicBoolean();
     private final AtomicBoolean announced = new AtomicBoolean();
     private Settings settings;
     private AgentClient client;
 
     public RackwiseGroupAssignor() {
-        this(BrokerLookups::shared);
+        this(BrokerLookups::readyOrStart);
     }
 
-    /** For tests: {@code lookups} supplies transport, topic names and group ids for the settings. */
+    /** For tests: {@code lookups} supplies transport, topic names and group ids (null: not ready yet). */
     public RackwiseGroupAssignor(Function<Settings, BrokerLookups> lookups) {
         this.lookups = lookups;
     }
@@ -72,8 +74,13 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         Object node = configs.get("node.id") != null ? configs.get("node.id") : configs.get("broker.id");
         settings = Settings.parse(configs, listener.map(BrokerListener::bootstrap).orElse(null), inherited,
             "rackwise-broker-" + node);
-        client = new AgentClient(() -> lookups.apply(settings).transport(), settings.timeoutMs(),
-            settings.backoffMs(), System::currentTimeMillis);
+        client = new AgentClient(() -> Objects.requireNonNull(lookups.apply(settings)).transport(),
+            settings.timeoutMs(), settings.backoffMs(), System::currentTimeMillis);
+        if (CONFIGURED_ONCE.compareAndSet(false, true)) {
+            log.info("rackwise group assignor loaded: agent topics at {} ({}), timeout {} ms, back-off {} ms",
+                settings.bootstrapServers(), settings.clientConfigs().getOrDefault("security.protocol", "PLAINTEXT"),
+                settings.timeoutMs(), settings.backoffMs());
+        }
     }
 
     @Override
@@ -100,8 +107,11 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
                 outcome = Outcome.fallback(FallbackReason.NOT_CONFIGURED, "configure() was not called");
             } else {
                 BrokerLookups side = lookups.apply(settings);
-                groupId = side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
-                if (groupId == null) {
+                groupId = side == null ? null : side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
+                if (side == null) {
+                    outcome = Outcome.fallback(FallbackReason.NOT_READY,
+                        "the plug-in's Kafka clients are starting (first assignment on this broker)");
+                } else if (groupId == null) {
                     outcome = Outcome.fallback(FallbackReason.UNRESOLVED, "group id not known yet for members "
                         + groupSpec.memberIds() + " (a new group's first assignment; learnt in the background)");
                 } else {

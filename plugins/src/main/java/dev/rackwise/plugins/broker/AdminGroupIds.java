@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,13 +29,15 @@ import org.slf4j.LoggerFactory;
 /**
  * Member id to group id, learnt in the background from Admin listGroups(consumer) +
  * describeConsumerGroups. Never called inline from assign(): the coordinator thread that runs
- * assign() also serves those describes, so waiting for one there could only time out. A member
- * is known from the first describe after it joined; a group is recognised by any member that was
- * there before, so only the very first assignment of a new group (one member) is not.
+ * assign() also serves those describes, so waiting for one there could only time out. A miss
+ * schedules a refresh {@link #REFRESH_DELAY_MS} later, once the joining member's records are
+ * written; a group is then recognised by any member that was there before, so only the
+ * assignments of a new group's first second or so fall back.
  * Groups whose assignor is not rackwise are skipped for {@link #OTHER_GROUPS_RECHECK_MS}.
  */
 public final class AdminGroupIds implements GroupIds {
     static final long OTHER_GROUPS_RECHECK_MS = 300_000;
+    static final long REFRESH_DELAY_MS = 500;
     private static final Logger log = LoggerFactory.getLogger(AdminGroupIds.class);
     private static final int MAX_CACHED = 200_000;
 
@@ -46,8 +48,8 @@ public final class AdminGroupIds implements GroupIds {
     private final LongSupplier clock = System::currentTimeMillis;
     private final Map<String, String> groupOfMember = new ConcurrentHashMap<>();
     private final Map<String, Long> otherGroups = new ConcurrentHashMap<>();
-    private final AtomicBoolean refreshing = new AtomicBoolean();
-    private final ExecutorService worker;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final ScheduledExecutorService worker;
     private volatile long lastRefreshMs;
 
     public AdminGroupIds(Admin admin, String assignorName, long minIntervalMs, long timeoutMs, String threadName) {
@@ -55,7 +57,7 @@ public final class AdminGroupIds implements GroupIds {
         this.assignorName = assignorName;
         this.minIntervalMs = minIntervalMs;
         this.timeoutMs = timeoutMs;
-        this.worker = Executors.newSingleThreadExecutor(r -> {
+        this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
             return t;
@@ -80,25 +82,28 @@ public final class AdminGroupIds implements GroupIds {
         return votes.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey);
     }
 
-    /** Starts a background refresh unless one runs or the last began less than minIntervalMs ago. */
+    /**
+     * Schedules a background refresh {@link #REFRESH_DELAY_MS} from now (or minIntervalMs after the
+     * last one began, if later), unless one is already scheduled.
+     */
     public void refreshSoon() {
-        long now = clock.getAsLong();
-        if (now - lastRefreshMs < minIntervalMs || !refreshing.compareAndSet(false, true)) {
+        if (!scheduled.compareAndSet(false, true)) {
             return;
         }
-        lastRefreshMs = now;
+        long now = clock.getAsLong();
+        long delay = Math.max(REFRESH_DELAY_MS, lastRefreshMs + minIntervalMs - now);
         try {
-            worker.execute(() -> {
+            worker.schedule(() -> {
+                scheduled.set(false);
+                lastRefreshMs = clock.getAsLong();
                 try {
                     refresh();
                 } catch (Exception e) {
                     log.warn("rackwise: cannot list KIP-848 groups to learn member ids: {}", e.toString());
-                } finally {
-                    refreshing.set(false);
                 }
-            });
+            }, delay, TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
-            refreshing.set(false);
+            scheduled.set(false);
         }
     }
 

@@ -2,6 +2,8 @@ package dev.rackwise.plugins.broker;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.rackwise.plugins.RackwiseGroupAssignor;
@@ -13,14 +15,26 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
- * What the broker-side assignor needs besides the request itself, created on first use and
- * shared per settings in the broker JVM: the transport, topic names and group ids (one Admin).
+ * What the broker-side assignor needs besides the request itself, shared per settings in the
+ * broker JVM: the transport, topic names and group ids (one Admin). Built in the background on
+ * first use, so the group coordinator's thread never waits for client start-up.
  */
 public record BrokerLookups(Transport transport, TopicNames topicNames, GroupIds groupIds) {
-    private static final Map<Settings, BrokerLookups> SHARED = new ConcurrentHashMap<>();
+    private static final Map<Settings, CompletableFuture<BrokerLookups>> SHARED = new ConcurrentHashMap<>();
 
-    public static BrokerLookups shared(Settings settings) {
-        return SHARED.computeIfAbsent(settings, BrokerLookups::create);
+    /** The lookups when built; null while they are being built (the first call starts that). */
+    public static BrokerLookups readyOrStart(Settings settings) {
+        CompletableFuture<BrokerLookups> f = SHARED.computeIfAbsent(settings,
+            s -> CompletableFuture.supplyAsync(() -> create(s)));
+        if (!f.isDone()) {
+            return null;
+        }
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            SHARED.remove(settings, f); // retried on the next call
+            throw new IllegalStateException("cannot create the plug-in's Kafka clients: " + e.getCause(), e.getCause());
+        }
     }
 
     private static BrokerLookups create(Settings settings) {

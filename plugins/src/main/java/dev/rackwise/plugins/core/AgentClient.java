@@ -57,7 +57,14 @@ public final class AgentClient {
         byte[] bytes = RequestCodec.encode(request);
         byte[] reply;
         try {
-            reply = transport.get().exchange(groupId, Contract.KIND_CONSUMER, bytes, boundMs);
+            // The first call builds the transport: that time counts against the bound too.
+            Transport t = transport.get();
+            long left = boundMs - (clockMs.getAsLong() - now);
+            if (left <= 0) {
+                throw new ExchangeException(ExchangeException.Failure.TIMEOUT,
+                    "no time left within " + boundMs + " ms after starting the plug-in's Kafka clients");
+            }
+            reply = t.exchange(groupId, Contract.KIND_CONSUMER, bytes, left);
         } catch (ExchangeException e) {
             switch (e.failure()) {
                 case ERROR_REPLY:

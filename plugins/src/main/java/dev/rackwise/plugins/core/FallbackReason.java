@@ -4,6 +4,8 @@ package dev.rackwise.plugins.core;
 public enum FallbackReason {
     /** The plug-in has no usable settings (see the WARN logged at configure time). */
     NOT_CONFIGURED,
+    /** The plug-in's own Kafka clients are still starting (broker: built off the coordinator thread). */
+    NOT_READY,
     /** A recent time-out or transport failure: the agent is not asked again until the back-off ends. */
     BACKING_OFF,
     /** No reply within rackwise.timeout.ms. */

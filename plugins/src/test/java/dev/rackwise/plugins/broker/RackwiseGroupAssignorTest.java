@@ -113,6 +113,14 @@ class RackwiseGroupAssignorTest {
     }
 
     @Test
+    void clientsStillStartingFallsBackToUniform() {
+        RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> null);
+        a.configure(Map.of(Settings.BOOTSTRAP, "agent-kafka:9092"));
+        assertEquals(uniform(), a.assign(spec(), TOPICS));
+        assertEquals(1, a.stats().fallbacks(FallbackReason.NOT_READY));
+    }
+
+    @Test
     void unnamedTopicFallsBackToUniform() {
         RackwiseGroupAssignor a = assignor(new StubTransport((g, r) -> "{}"), Map.of(), "g848");
         assertEquals(uniform(), a.assign(spec(), TOPICS));
