@@ -9,9 +9,9 @@ MVN := mvn -B -q
 JAVA_PROJECTS := $(sort $(dir $(wildcard tests/java/*/pom.xml bench/java/*/pom.xml)))
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps python-deps jars java test test-fast lint demo chaos bench clean testbed-up testbed-down
+.PHONY: setup system-deps python-deps jars plugins plugins-test java test test-fast lint demo chaos bench clean testbed-up testbed-down
 
-setup: system-deps python-deps jars
+setup: system-deps python-deps jars plugins
 
 # java and mvn come with the machine; docker-compose (the Python v1 from Debian) only
 # validates docker-compose.yml here, since no engine runs.
@@ -41,8 +41,18 @@ $(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
 	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
 	touch $@
 
+# The JVM plug-in jar (plugins/README.md): Kafka's assignor plug-in points in front of the agent.
+# Rebuilt when a source or the pom changes; its unit tests run in `make java` (so in `make test`).
+PLUGIN_JAR := plugins/target/rackwise-plugins.jar
+plugins: $(PLUGIN_JAR)
+$(PLUGIN_JAR): plugins/pom.xml $(shell find plugins/src/main -type f 2>/dev/null)
+	$(MVN) -f plugins/pom.xml package
+	@touch $@
+plugins-test:
+	$(MVN) -f plugins/pom.xml package -DskipTests=false
+
 # The Java peers (golden vectors, parity harnesses) are built up front so test timings are honest.
-java: python-deps
+java: python-deps plugins-test
 	@for p in $(JAVA_PROJECTS); do echo "building $$p"; $(BIN)/python -c "import sys; from tests.support.javaharness import build; build(sys.argv[1])" $$p || exit 1; done
 
 # Every tier: unit, property, java parity, integration (real 3-broker KRaft), spark (real

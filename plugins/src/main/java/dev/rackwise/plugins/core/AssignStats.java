@@ -1,0 +1,48 @@
+package dev.rackwise.plugins.core;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counts of plans used and of fallbacks by reason, for one plug-in instance. Thread-safe. */
+public final class AssignStats {
+    private final AtomicLong plansUsed = new AtomicLong();
+    private final Map<FallbackReason, AtomicLong> fallbacks = new EnumMap<>(FallbackReason.class);
+
+    public AssignStats() {
+        for (FallbackReason r : FallbackReason.values()) {
+            fallbacks.put(r, new AtomicLong());
+        }
+    }
+
+    public void record(Outcome outcome) {
+        if (outcome.usesPlan()) {
+            plansUsed.incrementAndGet();
+        } else {
+            fallbacks.get(outcome.reason()).incrementAndGet();
+        }
+    }
+
+    public long plansUsed() {
+        return plansUsed.get();
+    }
+
+    public long fallbacks(FallbackReason reason) {
+        return fallbacks.get(reason).get();
+    }
+
+    /** e.g. {@code plans_used=3 fallbacks={timeout=1}}: only non-zero reasons. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("plans_used=").append(plansUsed.get()).append(" fallbacks={");
+        boolean first = true;
+        for (Map.Entry<FallbackReason, AtomicLong> e : fallbacks.entrySet()) {
+            long n = e.getValue().get();
+            if (n > 0) {
+                sb.append(first ? "" : ", ").append(e.getKey().name().toLowerCase()).append('=').append(n);
+                first = false;
+            }
+        }
+        return sb.append('}').toString();
+    }
+}

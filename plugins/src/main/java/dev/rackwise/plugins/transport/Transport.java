@@ -1,0 +1,13 @@
+package dev.rackwise.plugins.transport;
+
+/** Sends one request to the agent through Kafka and waits for its reply. */
+public interface Transport extends AutoCloseable {
+    /**
+     * Writes {@code request} for {@code groupId} and returns the plan JSON bytes of the reply.
+     * Returns or throws within {@code timeoutMs}.
+     */
+    byte[] exchange(String groupId, String kind, byte[] request, long timeoutMs) throws ExchangeException;
+
+    @Override
+    void close();
+}
