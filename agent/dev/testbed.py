@@ -83,6 +83,21 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+PLUGIN_JAR = ROOT / "plugins" / "target" / "rackwise-plugins.jar"
+GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
+
+
+def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
+    """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3):
+    the assignor first (clients pick it with group.remote.assignor=rackwise), Kafka's own
+    after it. The bound is short because 4.3.1 runs assign() on the coordinator thread."""
+    return {
+        "group.consumer.assignors": f"{GROUP_ASSIGNOR},uniform,range",
+        "group.consumer.assignor.offload.enable": "true",
+        "rackwise.timeout.ms": str(timeout_ms),
+    }
+
+
 class Testbed:
     """Drive the three-node cluster: up, down, status."""
 
@@ -90,7 +105,7 @@ class Testbed:
 
     def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
                  heap_mb: int = 512, sasl: bool = False,
-                 log: Callable[[str], None] | None = None) -> None:
+                 log: Callable[[str], None] | None = None, plugins: bool | None = None) -> None:
         self.dir = base_dir or _env_path("RACKWISE_TESTBED_DIR", ROOT / ".testbed")
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
         # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
@@ -107,11 +122,27 @@ class Testbed:
         self.heap_mb = heap_mb
         self.sasl = sasl
         self._log = log or (lambda msg: None)
+        # The brokers load rackwise's KIP-848 assignor when its jar is built (make setup),
+        # unless RACKWISE_TESTBED_PLUGINS=0 says otherwise.
+        if plugins is None:
+            plugins = PLUGIN_JAR.is_file() and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0"
+        self.plugins = plugins
 
     # ---- paths -------------------------------------------------------------------------
     @property
     def libs(self) -> Path:
         return cache_dir() / "kafka-libs"
+
+    @property
+    def classpath(self) -> str:
+        """Kafka's jars, plus the plug-in jar when the brokers load it. ``kafka-storage format``
+        needs it too: Kafka builds the group coordinator's config (and so instantiates the
+        assignor) for every KafkaConfig, the format step's included."""
+        if not self.plugins:
+            return f"{self.libs}/*"
+        if not PLUGIN_JAR.is_file():
+            raise TestbedError(f"no plug-in jar at {PLUGIN_JAR}: build it with `make plugins`")
+        return f"{self.libs}/*{os.pathsep}{PLUGIN_JAR}"
 
     def _props(self, node: Node) -> Path:
         return self.dir / f"node{node.node_id}.properties"
@@ -167,7 +198,7 @@ class Testbed:
             "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={ROOT / 'testbed' / 'kafka' / 'log4j2.properties'}",
             f"-Dkafka.logs.dir={self._logs(node)}",
-            "-cp", f"{self.libs}/*", "kafka.Kafka", str(self._props(node)),
+            "-cp", self.classpath, "kafka.Kafka", str(self._props(node)),
         ]
 
     # ---- configuration -----------------------------------------------------------------
@@ -219,6 +250,8 @@ class Testbed:
             "transaction.abort.timed.out.transaction.cleanup.interval.ms": "5000",
             "transaction.remove.expired.transaction.cleanup.interval.ms": "10000",
         }
+        if self.plugins:
+            props.update(broker_plugin_settings())
         lines = [f"{k}={v}" for k, v in props.items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
 
@@ -245,7 +278,7 @@ class Testbed:
         self._data(node).mkdir(parents=True, exist_ok=True)
         java = shutil.which("java") or "java"
         proc = subprocess.run(
-            [java, "-Xmx256m", "-cp", f"{self.libs}/*", "kafka.tools.StorageTool", "format",
+            [java, "-Xmx256m", "-cp", self.classpath, "kafka.tools.StorageTool", "format",
              f"--cluster-id={cluster_id}", "-c", str(self._props(node)), "-g"],
             capture_output=True, text=True, timeout=120)
         if proc.returncode != 0:
@@ -284,6 +317,10 @@ class Testbed:
         for sub in ("data", "logs", "pids"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         cid = self._cluster_id()
+        if self.plugins:
+            self._log(f"brokers load rackwise's KIP-848 assignor from {PLUGIN_JAR} "
+                      f"(group.consumer.assignors={GROUP_ASSIGNOR},uniform,range): clients "
+                      "choose it with group.protocol=consumer, group.remote.assignor=rackwise")
         for node in self.nodes:
             self._write_config(node)
             self._logs(node).mkdir(parents=True, exist_ok=True)
