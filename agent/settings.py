@@ -102,7 +102,8 @@ class RequestSettings(BaseModel):
         default="rack-optimal", description="for requests no planner rule names (planner.rules)"
     )
     max_age_s: float = Field(
-        default=30.0, gt=0, description="older requests are dropped: their caller gave up"
+        default=10.0, gt=0,
+        description="older requests are dropped: their caller gave up (plug-ins wait 5 s)",
     )
 
 

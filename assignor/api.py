@@ -203,7 +203,7 @@ def _plan_consumer(group: ConsumerGroup, round_: Round) -> AssignmentPlan:
     )
     generation = next_generation(round_, (m.generation_or_default for m in group.members))
     model = Group(group.group_id, group.members, group.cluster, generation, reason, group.config)
-    result = plan_group(model, group.assignor)
+    result = plan_group(model, group.assignor, withhold=group.protocol == "cooperative")
     if group.protocol == "cooperative":
         result = enforce_withholding(result, {m.member_id: m.owned for m in group.members})
     return _stamp(result, round_)

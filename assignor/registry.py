@@ -27,7 +27,10 @@ ASSIGNORS: dict[str, tuple[Callable[[Group], Result], bool]] = {
 }
 
 
-def plan_group(group: Group, assignor: str) -> AssignmentPlan:
+def plan_group(group: Group, assignor: str, *, withhold: bool = True) -> AssignmentPlan:
+    """The named assignor's plan for ``group``. ``withhold=False`` (eager and KIP-848 hand-over,
+    where the owner revokes first or the broker reconciles) gives every partition to its
+    target now instead of listing the assignor's withheld partitions."""
     if assignor not in ASSIGNORS:
         raise AssignorError(
             f"unknown assignor {assignor!r}: use one of {', '.join(sorted(ASSIGNORS))}"
@@ -50,8 +53,10 @@ def plan_group(group: Group, assignor: str) -> AssignmentPlan:
         reason=group.reason,
         assignor=assignor,
         config=result.config,
-        members=member_plans(group.cluster, result.assignment, racks),
-        withheld=[
+        members=member_plans(
+            group.cluster, result.assignment if withhold else result.target(), racks
+        ),
+        withheld=[] if not withhold else [
             WithheldPartition(
                 topic=w.partition.topic,
                 partition=w.partition.partition,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from confluent_kafka import OFFSET_END, Consumer
+from confluent_kafka import OFFSET_END, Consumer, KafkaException
 from confluent_kafka import TopicPartition as KTopicPartition
 
 from agent.daemon.ops import Metrics
@@ -84,10 +84,28 @@ class RequestReader:
         )
         self.partitions: set[int] = set()
 
-    def serve(self, partition: int) -> None:
-        if partition not in self.partitions:
-            self.partitions.add(partition)
-            self.consumer.incremental_assign([KTopicPartition(self.topic, partition, OFFSET_END)])
+    def serve(self, partition: int, max_age_s: float) -> None:
+        """Read ``partition`` from the first request younger than ``max_age_s``: one sent
+        while the partition moved between agents is still answered if its caller may wait."""
+        if partition in self.partitions:
+            return
+        self.partitions.add(partition)
+        since = int((time.time() - max_age_s) * 1000)
+        start = OFFSET_END
+        try:
+            found = self.consumer.offsets_for_times(
+                [KTopicPartition(self.topic, partition, since)], timeout=10
+            )
+            if found and found[0].error is None and found[0].offset >= 0:
+                start = found[0].offset
+            else:  # nothing that recent: start at the end, resolved now, not later
+                start = self.consumer.get_watermark_offsets(
+                    KTopicPartition(self.topic, partition), timeout=10, cached=False
+                )[1]
+        except KafkaException as exc:
+            log.warning("request offsets not read; starting at the end", partition=partition,
+                        error=str(exc))
+        self.consumer.incremental_assign([KTopicPartition(self.topic, partition, start)])
 
     def stop_serving(self, partition: int) -> None:
         if partition in self.partitions:
@@ -216,7 +234,7 @@ class RequestService:
 
     def open(self, partition: int, recovered: Mapping[str, AssignmentPlan]) -> None:
         self.plans.update({g: p for g, p in recovered.items() if p.request_id is not None})
-        self.reader.serve(partition)
+        self.reader.serve(partition, self.settings.requests.max_age_s)
 
     def close_partition(self, partition: int, partitions: int) -> None:
         self.reader.stop_serving(partition)

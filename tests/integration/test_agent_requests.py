@@ -120,6 +120,13 @@ def test_requests_are_planned_and_bad_ones_answered_with_a_reason(
                 range(len(PLACEMENT))
             )
 
+            # KIP-848 members report their current target as owned: the broker revokes before
+            # it assigns, so nothing is withheld even where partitions move.
+            rid = send("kip848-moving", _request(topic, "consumer", {"m-az1": list(range(6))}))
+            plan = AssignmentPlan.from_json(replies.wait(rid).value())
+            assert not plan.withheld and plan.summary.cross_rack_partitions == 0
+            assert sum(len(m.partitions) for m in plan.members) == len(PLACEMENT)
+
             # Classic cooperative: partitions another member still owns are withheld.
             owned = {"m-az1": [0, 1, 2, 3, 4, 5]}
             rid = send("classic-app", _request(topic, "classic-cooperative", owned))
@@ -159,7 +166,7 @@ def test_requests_are_planned_and_bad_ones_answered_with_a_reason(
             assert replies.wait(rid).topic() == settings.topics.plans
             assert agent.agent.health()[0]
             metrics = agent.agent.metrics.render().decode()
-            assert 'rackwise_requests_total{outcome="planned"} 4.0' in metrics
+            assert 'rackwise_requests_total{outcome="planned"} 5.0' in metrics
             assert 'rackwise_requests_total{outcome="undecodable"} 1.0' in metrics
         finally:
             replies.close()
