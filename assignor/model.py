@@ -13,7 +13,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from assignor.cluster import ClusterView, TopicPartition
@@ -120,6 +120,3 @@ class Group:
             return self.generation
         return max((m.generation_or_default for m in self.members), default=-1) + 1
 
-
-def subscribers(members: Sequence[Member], topic: str) -> list[Member]:
-    return [m for m in members if topic in m.topics]

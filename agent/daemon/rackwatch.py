@@ -26,10 +26,6 @@ from assignor.cluster import ClusterView
 log = structlog.get_logger("rackwise.metadata")
 
 
-class MetadataUnavailable(RuntimeError):
-    """describe_cluster / describe_topics failed after every retry."""
-
-
 class RackWatch:
     """Thread-safe cache of broker racks and topic placements, plus the rack debouncer."""
 

@@ -83,9 +83,6 @@ class GroupState:
         if change:
             self.changes.append(change)
 
-    def owned_by(self) -> dict[str, frozenset[Partition]]:
-        return {m: s.owned for m, s in sorted(self.members.items())}
-
 
 @dataclass(frozen=True)
 class Change:

@@ -80,7 +80,6 @@ class PlanWorker:
         self.producers: dict[int, Producer] = {}
         self._thread = threading.Thread(target=self._run, name="rackwise-planner", daemon=True)
         self.alive = True
-        self.last_beat = time.monotonic()
 
     # ---- API for the poll loop -------------------------------------------------------------
     def set_layout(self, plans_partitions: int, subscriptions_partitions: int) -> None:
@@ -110,7 +109,6 @@ class PlanWorker:
     def _run(self) -> None:
         try:
             while True:
-                self.last_beat = time.monotonic()
                 try:
                     cmd = self.commands.get(timeout=1.0)
                 except queue.Empty:

@@ -62,11 +62,6 @@ class FlowNetwork:
         self._nodes += 1
         return self._nodes - 1
 
-    def add_nodes(self, count: int) -> range:
-        start = self._nodes
-        self._nodes += count
-        return range(start, start + count)
-
     def add_arc(self, tail: int, head: int, capacity: int, cost: int) -> int:
         if capacity < 0:
             raise SolverError(f"arc {tail}->{head} has negative capacity {capacity}")

@@ -111,9 +111,6 @@ class TaskSet:
     changelog: Mapping[TaskId, tuple[TopicPartition, ...]]
     by_subtopology: Mapping[int, tuple[TaskId, ...]]
 
-    def is_stateful(self, task: TaskId) -> bool:
-        return task in self.stateful
-
 
 def build_tasks(topology: Topology, view: ClusterView) -> TaskSet:
     """Kafka's partition grouper: one task per partition of the widest source topic.
