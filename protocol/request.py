@@ -1,4 +1,5 @@
-"""RackwiseAssignRequest: what a plug-in (plugins/, docs/architecture.md § Kafka's seams) asks the agent to plan.
+"""RackwiseAssignRequest: what a plug-in (plugins/, docs/architecture.md § Kafka's seams) asks
+the agent to plan.
 
 A request travels on ``rackwise.requests`` keyed by the group id, with headers
 ``rackwise-request-id`` (a UUID the reply repeats) and ``rackwise-kind``. Its value is a

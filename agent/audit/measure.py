@@ -30,10 +30,10 @@ from assignor.api import ConsumerGroup, Round, plan
 from assignor.model import Group, Member
 from assignor.optimal import lower_bound
 from assignor.summary import member_plans, summarize
-from protocol.consumer import decode_assignment, decode_subscription
+from protocol.consumer import decode_assignment
 from protocol.errors import ProtocolError, RackwiseError
+from protocol.member import decode_member_metadata
 from protocol.plan import AssignmentPlan
-from protocol.streams import decode_subscription_info
 from protocol.streams_assignment import decode_assignment_info
 
 
@@ -86,12 +86,9 @@ def audit_group(
     reasons: list[str] = []
     for m in sorted(raw.members, key=lambda m: m.member_id):
         try:
-            sub = decode_subscription(m.metadata or b"")
+            sub, sub_info = decode_member_metadata(m.metadata or b"", streams=is_streams)
             asg = decode_assignment(m.assignment or b"")
-            sub_info = asg_info = None
-            if is_streams:
-                sub_info = decode_subscription_info(sub.user_data or b"")
-                asg_info = decode_assignment_info(asg.user_data or b"")
+            asg_info = decode_assignment_info(asg.user_data or b"") if is_streams else None
             decoded.append(Decoded(m.member_id, sub, asg, sub_info, asg_info))
         except ProtocolError as exc:
             bad.append(m.member_id)

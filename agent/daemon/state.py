@@ -24,10 +24,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from agent.routing import KINDS, BadKey, parse_key
-from protocol.consumer import Subscription, decode_subscription
 from protocol.errors import ProtocolError
+from protocol.member import decode_member_metadata
 from protocol.plan import AssignmentPlan
-from protocol.streams import SubscriptionInfo, decode_subscription_info
+from protocol.streams import SubscriptionInfo
 
 Partition = tuple[str, int]
 
@@ -95,20 +95,10 @@ class Change:
 def decode_member(member_id: str, kind: str, value: bytes, now: float) -> MemberState:
     """Decode one subscription value; anything unusable raises InputRejected."""
     try:
-        sub: Subscription = decode_subscription(value)
+        sub, info = decode_member_metadata(value, streams=kind == "streams")
     except ProtocolError as exc:
         raise InputRejected("undecodable", str(exc)) from None
-    info = None
-    if kind == "streams":
-        if not sub.user_data:
-            raise InputRejected("undecodable", "streams member without SubscriptionInfo user data")
-        try:
-            info = decode_subscription_info(sub.user_data)
-        except ProtocolError as exc:
-            raise InputRejected("undecodable", f"streams user data: {exc}") from None
     owned = frozenset((tp.topic, p) for tp in sub.owned_partitions for p in tp.partitions)
-    if any(p < 0 for _, p in owned):
-        raise InputRejected("inconsistent", "negative partition in owned partitions")
     return MemberState(
         member_id=member_id,
         kind=kind,
