@@ -55,7 +55,9 @@ class InputSettings(BaseModel):
     session_timeout_ms: int = Field(
         default=30_000, ge=100, description="a member not heard from this long is expired"
     )
-    poll_timeout_ms: int = Field(default=100, ge=1)
+    poll_timeout_ms: int = Field(
+        default=20, ge=1, description="the loop also reads plug-in requests between polls"
+    )
     agent_session_timeout_ms: int = Field(
         default=10_000, ge=1000,
         description="the agents' own consumer-group session (librdkafka session.timeout.ms): "
