@@ -47,6 +47,10 @@ public record BrokerLookups(Transport transport, TopicNames topicNames, GroupIds
         AdminGroupIds groups = new AdminGroupIds(admin, RackwiseGroupAssignor.NAME, 1000,
             Math.max(settings.timeoutMs(), 5000), settings.clientId() + "-groups");
         groups.refreshSoon();
-        return new BrokerLookups(Transports.shared(settings), new AdminTopicNames(admin), groups);
+        Transport transport = Transports.shared(settings);
+        // Still in the background: the coordinator falls back (not_ready) until this returns,
+        // and the first request then needs no metadata or seek of its own.
+        transport.warmUp(Math.max(settings.timeoutMs(), 5000));
+        return new BrokerLookups(transport, new AdminTopicNames(admin), groups);
     }
 }

@@ -8,6 +8,14 @@ public interface Transport extends AutoCloseable {
      */
     byte[] exchange(String groupId, String kind, byte[] request, long timeoutMs) throws ExchangeException;
 
+    /**
+     * Does ahead of time, within {@code timeoutMs}, what the first request would otherwise pay
+     * for inside its bound (metadata, positioning the reply reader on every plans partition).
+     * Best effort: never throws; a request still does whatever is left.
+     */
+    default void warmUp(long timeoutMs) {
+    }
+
     @Override
     void close();
 }
