@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent.daemon.state import GroupState, MemberState, may_hold
+from agent.daemon.streams_requests import StreamsServiceRequest
 from agent.settings import PlannerSettings
 from assignor.api import (
     ConsumerGroup,
@@ -78,7 +79,7 @@ class PlanJob:
     previous: AssignmentPlan | None = None
     streams: StreamsSetup | None = None
     streams_error: str | None = None
-    request: ServiceRequest | None = None
+    request: ServiceRequest | StreamsServiceRequest | None = None
 
     @property
     def reason(self) -> str:
@@ -251,6 +252,10 @@ def compute_plan(
 ) -> AssignmentPlan:
     """The plan for one job (raises AssignorError on input the assignor rejects)."""
     round_ = Round(previous=job.previous, triggers=job.triggers, generation=job.generation)
+    if isinstance(job.request, StreamsServiceRequest):
+        # A KIP-924 task assignor's request: the topology, lags and racks are the request's.
+        app = job.request.app(job.group_id, job.request.view(view), job.assignor)
+        return plan(app, round_).model_copy(update={"request_id": job.request.request_id})
     if job.request is not None:
         missing = sorted(name for name, _ in job.request.topics if not view.has_topic(name))
         if missing:

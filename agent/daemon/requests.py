@@ -10,7 +10,9 @@ once instead of waiting out its time-out.
 
 :class:`RequestReader` reads exactly the request partitions whose subscriptions partitions
 this agent has ready (it starts at their end: a request older than that has been given up);
-:func:`request_job` turns one record into a PlanJob or raises InputRejected.
+:func:`request_job` turns one record into a PlanJob or raises InputRejected. A request with
+``rackwise-kind: streams`` comes from the KIP-924 task assignor; :func:`streams_job` plans it
+as a StreamsApp (agent.daemon.streams_requests).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from confluent_kafka import TopicPartition as KTopicPartition
 from agent.daemon.ops import Metrics
 from agent.daemon.planning import PlanJob, assignor_for
 from agent.daemon.state import GroupTable, InputRejected
+from agent.daemon.streams_requests import StreamsServiceRequest
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
 from assignor.api import Protocol, Round, next_generation
@@ -35,6 +38,7 @@ from assignor.model import Member
 from protocol.errors import ProtocolError
 from protocol.plan import AssignmentPlan
 from protocol.request import REQUEST_ID_HEADER, decode_request
+from protocol.streams_request import decode_streams_request
 
 log = structlog.get_logger("rackwise.requests")
 
@@ -148,8 +152,10 @@ def request_job(
             f"{msg.partition()}: produce with the group id as key and the default partitioner",
         )
     kind = header_value(msg.headers(), KIND_HEADER) or "consumer"
-    if kind != "consumer":
-        raise InputRejected("unsupported-kind", f"{KIND_HEADER}={kind!r}: this agent plans consumer requests")
+    if kind not in ("consumer", "streams"):
+        raise InputRejected(
+            "unsupported-kind", f"{KIND_HEADER}={kind!r}: this agent plans consumer and streams requests"
+        )
     ts_type, ts = msg.timestamp()
     age = (now or time.time()) - ts / 1000 if ts_type and ts > 0 else 0.0
     if age > settings.requests.max_age_s:
@@ -161,6 +167,8 @@ def request_job(
             f"group {group_id} is planned from {settings.topics.subscriptions} "
             "(PlanFollower members); one group cannot follow both",
         )
+    if kind == "streams":
+        return streams_job(msg, request_id, group_id, settings, previous, in_flight)
     try:
         request = decode_request(msg.value() or b"")
     except ProtocolError as exc:
@@ -200,6 +208,41 @@ def request_job(
         assignor=assignor_for(group_id, "consumer", rules),
         members=(),
         topics=tuple(name for name, _ in service.topics),
+        dirty_since=time.monotonic(),
+        previous=previous,
+        request=service,
+    )
+
+
+def streams_job(
+    msg: Any,
+    request_id: str,
+    group_id: str,
+    settings: AgentSettings,
+    previous: AssignmentPlan | None,
+    in_flight: int,
+) -> PlanJob:
+    """A KIP-924 task assignor's request (``rackwise-kind: streams``, the key is the
+    application id): planned through the seam as a StreamsApp (agent.daemon.streams_requests)."""
+    try:
+        request = decode_streams_request(msg.value() or b"")
+    except ProtocolError as exc:
+        raise InputRejected("undecodable", str(exc)) from None
+    if request.application_id != group_id:
+        raise InputRejected(
+            "bad-request",
+            f"application_id {request.application_id!r} differs from the key {group_id!r}",
+        )
+    service = StreamsServiceRequest(request_id, request)
+    return PlanJob(
+        group_id=group_id,
+        partition=msg.partition(),
+        kind="streams",
+        generation=next_generation(Round(previous=previous, generation_floor=in_flight)),
+        triggers=(),
+        assignor=assignor_for(group_id, "streams", settings.planner),
+        members=(),
+        topics=service.placement_topics(),
         dirty_since=time.monotonic(),
         previous=previous,
         request=service,
