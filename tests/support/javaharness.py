@@ -41,6 +41,8 @@ def build(project: str | Path) -> Path:
     if stamp.exists() and stamp.stat().st_mtime >= newest:
         return pdir
     mvn = _require("mvn")
+    # A dependency dropped from the pom must not linger in lib/ (two SLF4J bindings did).
+    shutil.rmtree(pdir / "target" / "lib", ignore_errors=True)
     cmd = [mvn, "-B", "-q", "-f", str(pom), "package", "dependency:copy-dependencies",
            "-DskipTests", "-DincludeScope=runtime", f"-DoutputDirectory={pdir / 'target' / 'lib'}"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
