@@ -26,6 +26,8 @@ from typing import Any
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from agent.costconfig import CostSettings
+from agent.traffic import TrafficSettings
 from protocol.errors import RackwiseError
 
 _SECRET_KEY = re.compile(r"password|secret|jaas|private|token|key\.pem|credential", re.IGNORECASE)
@@ -143,6 +145,8 @@ class AgentSettings(BaseSettings):
     planner: PlannerSettings = Field(default_factory=PlannerSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
     observe: ObserveSettings = Field(default_factory=ObserveSettings)
+    traffic: TrafficSettings = Field(default_factory=TrafficSettings)
+    cost: CostSettings = Field(default_factory=CostSettings)
     log: LogSettings = Field(default_factory=LogSettings)
 
     @field_validator("kafka", mode="before")
