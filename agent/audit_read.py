@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from agent.groupwire import Described, describe_groups
+from agent.groupwire import Described, describe_groups, list_group_types
 from agent.wireclient import WireClient
 from protocol.errors import RackwiseError
 
@@ -70,6 +70,13 @@ def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0,
     except Exception as exc:  # KafkaException or a bare KafkaError
         raise AuditError(f"cannot list groups: {exc}") from None
     types = {g.group_id: _type_name(g.type) for g in listing.valid}
+    if isinstance(wire, WireClient):
+        # confluent-kafka's listing knows no streams groups: ask every broker with ListGroups v5
+        try:
+            nodes = admin.describe_cluster(request_timeout=timeout).result(timeout + 5).nodes
+            types.update(list_group_types(wire, [(n.host, n.port) for n in nodes]))
+        except Exception:  # noqa: BLE001 - the classic listing above still stands
+            pass
     try:
         with warnings.catch_warnings():  # deprecated, but the one API with member bytes
             warnings.simplefilter("ignore", DeprecationWarning)

@@ -278,6 +278,14 @@ def _measure(
     )
     actual_plan = annotate(actual_plan, view, locations)
     best_plan = annotate(best_plan, view, locations)
+    # the HA assignor reports its own (KIP-925) traffic cost; the audit compares both plans
+    # on one cost model, which also prices rack-unknown members
+    best_assignment = {m.member_id: [TopicPartition(p.topic, p.partition) for p in m.partitions]
+                       for m in best_plan.members}
+    best_cost = traffic_cost(view, best_assignment, {m.member_id: m.rack for m in best_plan.members},
+                             locations)[1]
+    best_plan = best_plan.model_copy(update={
+        "summary": best_plan.summary.model_copy(update={"traffic_cost": best_cost})})
     unknown = sorted(pid for pid, p in procs.items() if not p.rack and not locations.get(pid))
     mapped = sorted(pid for pid, loc in locations.items() if loc)
     return replace(

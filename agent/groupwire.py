@@ -83,3 +83,22 @@ def describe_groups(client: WireClient, kind: str, group_ids: Iterable[str],
                     out[gid] = f"{name}: the coordinator did not answer for this group"
         pending = sorted(set(retry))
     return out
+
+
+def list_group_types(client: WireClient, brokers: Iterable[tuple[str, int]]) -> dict[str, str]:
+    """Group id -> type (classic, consumer, streams, share) from ListGroups v5 on every broker.
+
+    Each broker lists the groups it coordinates, so all are asked; one that cannot answer is
+    skipped (its groups keep the type confluent-kafka's listing gave, if any).
+    """
+    out: dict[str, str] = {}
+    for address in sorted(set(brokers)):
+        try:
+            _, resp = client.connection(*address).request(
+                rpc.LIST_GROUPS, "ListGroups", rpc.LIST_GROUPS_REQUEST, rpc.ListGroupsRequest(),
+                rpc.LIST_GROUPS_RESPONSE)
+        except WireError:
+            continue
+        for g in resp.groups:
+            out[g.group_id] = (g.group_type or "classic").lower()
+    return out

@@ -51,6 +51,7 @@ FIND_COORDINATOR = 10
 SASL_HANDSHAKE = 17
 SASL_AUTHENTICATE = 36
 DESCRIBE_LOG_DIRS = 35
+LIST_GROUPS = 16
 CONSUMER_GROUP_DESCRIBE = 69
 STREAMS_GROUP_DESCRIBE = 89
 
@@ -58,6 +59,7 @@ STREAMS_GROUP_DESCRIBE = 89
 FIRST_FLEXIBLE = {
     API_VERSIONS: 3, FIND_COORDINATOR: 3, SASL_HANDSHAKE: 1 << 15, SASL_AUTHENTICATE: 2,
     DESCRIBE_LOG_DIRS: 2, CONSUMER_GROUP_DESCRIBE: 0, STREAMS_GROUP_DESCRIBE: 0,
+    LIST_GROUPS: 3,
 }
 
 # Kafka error codes the callers act on (org.apache.kafka.common.protocol.Errors)
@@ -351,6 +353,52 @@ DESCRIBE_LOG_DIRS_RESPONSE = StructType("DescribeLogDirsResponse", DescribeLogDi
     Field("tags", TAGGED_FIELDS, "2+"),
 ])
 
+# ---- ListGroups v5: every group a broker coordinates, with its type (KIP-848) -------------
+# confluent-kafka 2.16's list_consumer_groups knows the classic and consumer types only, so
+# KIP-1071 streams groups are invisible to it.
+
+@dataclass
+class ListGroupsRequest:
+    states_filter: list[str] = field(default_factory=list)
+    types_filter: list[str] = field(default_factory=list)
+    tags: None = None
+
+
+@dataclass
+class ListedGroup:
+    group_id: str = ""
+    protocol_type: str = ""
+    group_state: str = ""
+    group_type: str = ""
+    tags: None = None
+
+
+@dataclass
+class ListGroupsResponse:
+    throttle_time_ms: int = 0
+    error_code: int = 0
+    groups: list[ListedGroup] = field(default_factory=list)
+    tags: None = None
+
+
+LIST_GROUPS_REQUEST = StructType("ListGroupsRequest", ListGroupsRequest, [
+    Field("states_filter", CompactArrayOf(COMPACT_STRING), "5+"),
+    Field("types_filter", CompactArrayOf(COMPACT_STRING), "5+"),
+    Field("tags", TAGGED_FIELDS, "5+"),
+])
+LIST_GROUPS_RESPONSE = StructType("ListGroupsResponse", ListGroupsResponse, [
+    Field("throttle_time_ms", INT32, "5+"),
+    Field("error_code", INT16, "5+"),
+    Field("groups", CompactArrayOf(StructType("ListedGroup", ListedGroup, [
+        Field("group_id", COMPACT_STRING, "5+"),
+        Field("protocol_type", COMPACT_STRING, "5+"),
+        Field("group_state", COMPACT_STRING, "5+"),
+        Field("group_type", COMPACT_STRING, "5+"),
+        Field("tags", TAGGED_FIELDS, "5+"),
+    ])), "5+"),
+    Field("tags", TAGGED_FIELDS, "5+"),
+])
+
 # The versions this module can read and write, per API (intersected with the broker's range).
 KNOWN_VERSIONS = {
     API_VERSIONS: (0, 0),
@@ -360,4 +408,5 @@ KNOWN_VERSIONS = {
     DESCRIBE_LOG_DIRS: (2, 5),
     CONSUMER_GROUP_DESCRIBE: (0, 1),
     STREAMS_GROUP_DESCRIBE: (0, 0),
+    LIST_GROUPS: (5, 5),
 }

@@ -55,6 +55,10 @@ GOLDEN: dict[tuple[str, int], bytes] = {
         "000303673103673200"),
     ("DescribeLogDirsRequest", 4): bytes.fromhex(
         "02076f72646572730300000000000000020000"),
+    ("ListGroupsResponse", 5): bytes.fromhex(
+        "00000000000003046170700107537461626c650853747265616d730003673109636f6e73756d6572"
+        "06456d70747908436c61737369630000"),
+    ("ListGroupsRequest", 5): bytes.fromhex("010100"),
 }
 
 RESPONSES: dict[str, StructType[Any]] = {
@@ -62,6 +66,7 @@ RESPONSES: dict[str, StructType[Any]] = {
     "StreamsGroupDescribeResponse": STREAMS_GROUP_DESCRIBE_RESPONSE,
     "DescribeLogDirsResponse": rpc.DESCRIBE_LOG_DIRS_RESPONSE,
     "FindCoordinatorResponse": rpc.FIND_COORDINATOR_RESPONSE,
+    "ListGroupsResponse": rpc.LIST_GROUPS_RESPONSE,
 }
 
 
@@ -134,6 +139,14 @@ def test_responses_re_encode_to_javas_bytes(key: tuple[str, int]) -> None:
     out = bytearray()
     RESPONSES[name].encode_body(out, _decode(name, version), version)
     assert bytes(out) == GOLDEN[key]
+
+
+def test_list_groups_v5_gives_each_groups_type() -> None:
+    resp = _decode("ListGroupsResponse", 5)
+    assert [(g.group_id, g.group_type, g.group_state) for g in resp.groups] == [
+        ("app", "Streams", "Stable"), ("g1", "Classic", "Empty")]
+    assert rpc.encode(rpc.LIST_GROUPS_REQUEST, rpc.ListGroupsRequest(), 5) == GOLDEN[
+        ("ListGroupsRequest", 5)]
 
 
 def test_requests_match_javas_bytes() -> None:

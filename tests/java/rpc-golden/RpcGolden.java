@@ -89,6 +89,12 @@ public class RpcGolden {
             .setErrorCode((short) 15).setErrorMessage("not available")));
     print("FindCoordinatorResponse", fc, (short) 4);
 
+    print("ListGroupsResponse", new ListGroupsResponseData().setGroups(List.of(
+        new ListGroupsResponseData.ListedGroup().setGroupId("app").setProtocolType("")
+            .setGroupState("Stable").setGroupType("Streams"),
+        new ListGroupsResponseData.ListedGroup().setGroupId("g1").setProtocolType("consumer")
+            .setGroupState("Empty").setGroupType("Classic"))), (short) 5);
+    print("ListGroupsRequest", new ListGroupsRequestData(), (short) 5);
     print("GroupDescribeRequest", new ConsumerGroupDescribeRequestData()
         .setGroupIds(List.of("g1", "g2")).setIncludeAuthorizedOperations(false), (short) 1);
     print("FindCoordinatorRequest", new FindCoordinatorRequestData().setKeyType((byte) 0)
