@@ -18,7 +18,7 @@ from agent.audit_model import RACK_UNKNOWN, AuditOptions, Describe, GroupAudit, 
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import SolverError
 from assignor.model import Group, Member
-from assignor.optimal import OptimalConfig, assign_rack_optimal, lower_bound
+from assignor.optimal import OptimalConfig, assign_rack_optimal, lower_bound, lower_bound_bytes
 from assignor.summary import annotate, member_plans, summarize
 from protocol.groupdescribe import DescribedConsumerGroup
 from protocol.plan import AssignmentPlan
@@ -102,6 +102,7 @@ def audit_consumer(base: GroupAudit, members: Sequence[MemberInput], describe: D
         best_cfg = OptimalConfig(traffic_cost=1.0, non_overlap_cost=0.0, cooperative=False)
         best = assign_rack_optimal(group, best_cfg).target()
     bound = lower_bound(group)
+    bound_bytes = lower_bound_bytes(group)
     owners = {tp: m for m, tps in actual.items() for tp in tps}
     actual_plan = annotate(AssignmentPlan(
         group_id=base.group,
@@ -112,7 +113,7 @@ def audit_consumer(base: GroupAudit, members: Sequence[MemberInput], describe: D
         config={"observed": "actual", "state": base.state, "group_type": base.group_type},
         members=member_plans(view, actual, racks, locations),
         summary=summarize(view, actual, racks, lower_bound=bound, locations=locations),
-    ), view, locations)
+    ), view, locations, bound_bytes)
     best_plan = annotate(AssignmentPlan(
         group_id=base.group,
         kind="consumer",
@@ -124,7 +125,7 @@ def audit_consumer(base: GroupAudit, members: Sequence[MemberInput], describe: D
         members=member_plans(view, best, racks, locations),
         summary=summarize(view, best, racks, previous_owner=owners, lower_bound=bound,
                           locations=locations),
-    ), view, locations)
+    ), view, locations, bound_bytes)
     unknown = sorted(m.member_id for m in members if not m.rack and not locations.get(m.member_id))
     mapped = sorted(m for m, loc in locations.items() if loc)
     return replace(

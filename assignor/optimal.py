@@ -22,7 +22,7 @@ weight reachable under the balance (per topic for ``range``, whose balance is pe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assignor.balance import band, member_arcs
 from assignor.base import Result, Withheld
@@ -252,3 +252,24 @@ def lower_bound(group: Group, *, per_topic: bool = False) -> float:
         subs = [m for m in group.members if t in m.topics]
         total += solve(_Problem(group.cluster, subs, [t], 1.0, 0.0))[1]
     return total
+
+
+def lower_bound_bytes(group: Group) -> float | None:
+    """The least cross-rack bytes/s reachable under the balance, or None when the cluster
+    view carries no measured traffic.
+
+    The same flow as :func:`lower_bound` with measured bytes/s as the weights. They are
+    scaled so the largest is 10**6 first: raw bytes/s (up to ~10**9) times the flow's
+    integer scale could overflow its int64 costs.
+    """
+    view = group.cluster
+    rates = {tp: view.traffic(tp) for t in group.subscribed_topics() for tp in view.partitions(t)}
+    measured = {tp: r for tp, r in rates.items() if r is not None}
+    if not measured:
+        return None
+    top = max(measured.values())
+    if top <= 0:
+        return 0.0
+    scale = 1e6 / top
+    scaled = replace(view, weights={tp: r * scale for tp, r in measured.items()})
+    return round(lower_bound(replace(group, cluster=scaled)) / scale, 3)

@@ -133,6 +133,7 @@ def annotate(
     plan: AssignmentPlan,
     cluster: ClusterView,
     locations: Mapping[str, str | None] | None = None,
+    lower_bound_bytes: float | None = None,
 ) -> AssignmentPlan:
     """``plan`` with every figure of the cost model (assignor.cost) filled in.
 
@@ -141,6 +142,7 @@ def annotate(
     partition's cross_rack, bytes/s and source rack, and the summary's cross-rack count and
     bytes. ``traffic_cost`` and ``lower_bound`` stay the assignor's own. ``locations``:
     member id -> rack from the audit's host map, for members without client.rack.
+    ``lower_bound_bytes``: assignor.optimal.lower_bound_bytes of the group, when known.
     """
     where: dict[str, Place] = {}
     assignment: dict[str, list[TopicPartition]] = {}
@@ -162,6 +164,7 @@ def annotate(
         "bytes_per_s": cost.bytes_per_s,
         "cross_rack_bytes_per_s": cost.cross_rack_bytes_per_s,
         "cross_rack_bytes_per_s_worst": cost.cross_rack_bytes_per_s_worst,
+        "lower_bound_bytes_per_s": lower_bound_bytes,
         "rack_unknown_members": cost.rack_unknown_members,
         "follower_fetching": cluster.follower_fetching,
     })

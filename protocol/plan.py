@@ -136,6 +136,10 @@ class PlanSummary(_Strict):
     cross_rack_bytes_per_s_worst: float | None = Field(
         default=None, ge=0, description="the same with every rack-unknown member in the worst rack"
     )
+    lower_bound_bytes_per_s: float | None = Field(
+        default=None, ge=0,
+        description="least cross-rack bytes/s any plan with the same balance reaches",
+    )
     rack_unknown_members: int | None = Field(
         default=None, ge=0, description="members with neither client.rack nor a host-map rack"
     )
@@ -205,7 +209,8 @@ _ADDED: dict[str, frozenset[str]] = {
     "partition": frozenset({"bytes_per_s", "source_rack", "cross_rack_bytes_per_s"}),
     "member": frozenset({"location", "rack_source", "reads_from"}),
     "summary": frozenset({"bytes_per_s", "cross_rack_bytes_per_s", "cross_rack_bytes_per_s_worst",
-                          "rack_unknown_members", "follower_fetching"}),
+                          "lower_bound_bytes_per_s", "rack_unknown_members",
+                          "follower_fetching"}),
 }
 
 

@@ -182,3 +182,19 @@ def test_host_racks() -> None:
             HostRacks.from_args(bad)
     with pytest.raises(ValueError, match="not a network"):
         CostSettings(host_racks={"x": "az1"})
+
+
+def test_lower_bound_in_bytes() -> None:
+    from assignor.optimal import lower_bound_bytes
+
+    # two members in az1 and az2, t-0 only in az1 (1 GB/s), t-1 only in az1 (10 B/s):
+    # balance puts one on the az2 member, at best the light one
+    view = ClusterView(BROKERS, {"t": ((1,), (1,))}, bytes_per_s={T0: 1e9, T1: 10.0})
+    group = Group("g", (Member.of("a", rack="az1", topics=["t"]),
+                        Member.of("b", rack="az2", topics=["t"])), view)
+    assert lower_bound_bytes(group) == pytest.approx(10.0)
+    assert lower_bound_bytes(replace_view(group, ClusterView(BROKERS, view.topics))) is None
+
+
+def replace_view(group: Group, view: ClusterView) -> Group:
+    return Group(group.group_id, group.members, view)
