@@ -185,6 +185,15 @@ class Connection:
             return None
         return min(hi, theirs[1])
 
+    def request_at(self, api_key: int, version: int, req: StructType[Any], value: Any,
+                   resp: StructType[Any]) -> Any:
+        """One request at an exact version the caller knows the broker takes (tools, benches)."""
+        try:
+            return rpc.decode(resp, self._roundtrip(api_key, version, rpc.encode(req, value, version)),
+                              version)
+        except OSError as exc:
+            raise WireError(f"{self.host}:{self.port}: API {api_key} failed: {exc}") from None
+
     def request(self, api_key: int, name: str, req: StructType[Any], value: Any,
                 resp: StructType[Any]) -> tuple[int, Any]:
         """Send ``value`` and decode the answer; WireError when the broker cannot take it."""

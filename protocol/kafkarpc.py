@@ -59,7 +59,7 @@ STREAMS_GROUP_DESCRIBE = 89
 FIRST_FLEXIBLE = {
     API_VERSIONS: 3, FIND_COORDINATOR: 3, SASL_HANDSHAKE: 1 << 15, SASL_AUTHENTICATE: 2,
     DESCRIBE_LOG_DIRS: 2, CONSUMER_GROUP_DESCRIBE: 0, STREAMS_GROUP_DESCRIBE: 0,
-    LIST_GROUPS: 3,
+    LIST_GROUPS: 3, 11: 6, 14: 4, 68: 0,  # JoinGroup, SyncGroup, ConsumerGroupHeartbeat
 }
 
 # Kafka error codes the callers act on (org.apache.kafka.common.protocol.Errors)

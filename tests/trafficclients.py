@@ -29,10 +29,11 @@ class SteadyProducer:
     """Records of ``size`` bytes to ``rates`` {partition: records/s}, until stopped."""
 
     def __init__(self, bootstrap: str, topic: str, rates: Mapping[int, float],
-                 size: int = 1000) -> None:
+                 size: int = 1000, compression: str = "none") -> None:
         self.topic, self.rates, self.size = topic, dict(rates), size
+        self.compression = compression
         self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
-                                  "compression.type": "none", "acks": "1"})
+                                  "compression.type": compression, "acks": "1"})
         self.sent = dict.fromkeys(self.rates, 0)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="steady-producer", daemon=True)
@@ -47,7 +48,9 @@ class SteadyProducer:
         self.producer.flush(10)
 
     def _run(self) -> None:
-        payload = os.urandom(self.size)
+        # random bytes do not compress; with a codec, half of each record is zeros
+        payload = os.urandom(self.size) if self.compression == "none" else (
+            os.urandom(self.size // 2) + bytes(self.size - self.size // 2))
         start = time.monotonic()
         while not self._stop.wait(0.01):
             elapsed = time.monotonic() - start
