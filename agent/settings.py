@@ -25,6 +25,8 @@ from typing import Any
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from agent.costconfig import CostSettings
+from agent.traffic import TrafficSettings
 from protocol.errors import RackwiseError
 from protocol.kafkaconf import MASK, is_secret_key, property_name
 
@@ -157,6 +159,8 @@ class AgentSettings(BaseSettings):
     ops: OpsSettings = Field(default_factory=OpsSettings)
     observe: ObserveSettings = Field(default_factory=ObserveSettings)
     requests: RequestSettings = Field(default_factory=RequestSettings)
+    traffic: TrafficSettings = Field(default_factory=TrafficSettings)
+    cost: CostSettings = Field(default_factory=CostSettings)
     log: LogSettings = Field(default_factory=LogSettings)
 
     @field_validator("kafka", mode="before")

@@ -22,7 +22,12 @@ from assignor.errors import AssignorError
 
 @dataclass(frozen=True)
 class Member:
-    """One group member. ``rack`` None means no ``client.rack`` (Java treats "" the same)."""
+    """One group member. ``rack`` None means no ``client.rack`` (Java treats "" the same).
+
+    ``location`` is the rack the member's host is in when it is known some other way than
+    ``client.rack`` (the audit's host map): such a member still reads from leaders only, but
+    what that costs is known (assignor.cost).
+    """
 
     member_id: str
     rack: str | None = None
@@ -32,6 +37,7 @@ class Member:
     instance_id: str | None = None
     previous: tuple[TopicPartition, ...] | None = None
     previous_generation: int | None = None
+    location: str | None = None
 
     @classmethod
     def of(
@@ -45,6 +51,7 @@ class Member:
         instance_id: str | None = None,
         previous: Mapping[str, Iterable[int]] | Iterable[TopicPartition] | None = None,
         previous_generation: int | None = None,
+        location: str | None = None,
     ) -> Member:
         """Normalise like Java's ConsumerProtocol: sorted topics, owned sorted by (topic, partition)."""
         return cls(
@@ -60,6 +67,7 @@ class Member:
                 if previous_generation is None or previous_generation < 0
                 else previous_generation
             ),
+            location=location or None,
         )
 
     @property

@@ -94,7 +94,7 @@ class PlanBatchWriter:
         # plan and everything below reads it, so the plans are parsed once.
         flat = transform.aggregate_pairs(batch).persist()
         try:
-            plans = transform.plan_metrics(flat).withColumns(stamp).persist()
+            plans = transform.plan_metrics(flat, self.settings.price).withColumns(stamp).persist()
             totals = plans.agg(F.count(F.lit(1)), F.sum("partitions")).first()
             assert totals is not None  # an aggregate without grouping has exactly one row
             good, partitions = int(totals[0]), int(totals[1] or 0)

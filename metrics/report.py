@@ -9,6 +9,13 @@ Charts:
   rack_pairs.png      heat map source rack -> member rack of the (weighted) partitions,
                       for each group's worst (most cross-rack) and latest plan, summed over groups
   actual_vs_best.png  each group's latest traffic cost next to its lower bound
+  cost_per_group.png  $/month of each group's latest plan: what it reads across racks, next
+                      to the least any plan with the same balance would (plans with measured
+                      traffic; a rack-unknown group's figure is expected, its worst case drawn)
+  rack_pair_bytes.png cross-rack bytes/s per rack pair (source rack -> member rack), summed
+                      over each group's latest plan
+
+Tables written before traffic was measured have no bytes columns: those charts then say so.
 """
 
 from __future__ import annotations
@@ -68,6 +75,11 @@ def load(input_dir: Path) -> ReportData:
         pairs = pd.DataFrame(columns=["group_id", "generation", "source_partition",
                                       "source_offset", "batch_id", "source_rack",
                                       "member_rack", "cross_rack", "partitions", "weight"])
+    # tables of an older job have no bytes or money: the same columns, empty
+    for frame, columns in ((plans, _MONEY_COLUMNS), (pairs, _PAIR_BYTES)):
+        for column in columns:
+            if column not in frame.columns:
+                frame[column] = np.nan
     keys = ["group_id", "generation", "source_partition", "source_offset", "batch_id"]
     pairs = pairs.merge(plans[keys], on=keys, how="inner")
     rejected_df = _read(input_dir / "rejected")
@@ -76,6 +88,10 @@ def load(input_dir: Path) -> ReportData:
     return ReportData(plans=plans, pairs=pairs, rejected=rejected)
 
 
+_MONEY_COLUMNS = ("bytes_per_s", "cross_rack_bytes_per_s", "cross_rack_bytes_per_s_worst",
+                  "lower_bound_bytes_per_s", "usd_per_month", "usd_per_month_best",
+                  "usd_per_month_worst", "rack_unknown_members")
+_PAIR_BYTES = ("bytes_per_s", "cross_rack_bytes_per_s")
 MAX_GROUPS_OVER_TIME = 12
 
 
@@ -205,18 +221,116 @@ def chart_actual_vs_best(plans: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def _latest(plans: pd.DataFrame) -> pd.DataFrame:
+    return plans.sort_values("generation").groupby("group_id", sort=True).tail(1) \
+        .sort_values("group_id")
+
+
+def _empty_chart(path: Path, title: str, note: str) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 2.2), dpi=110)
+    ax.axis("off")
+    ax.set_title(title)
+    ax.text(0.5, 0.5, note, ha="center", va="center", fontsize=10, wrap=True)
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+NOT_MEASURED = ("no plan with measured traffic yet: plans carry bytes once the agent or the "
+                "audit samples traffic (docs/traffic.md)")
+
+
+def chart_cost_per_group(plans: pd.DataFrame, path: Path) -> Path:
+    """$/month of each group's latest plan with measured traffic, next to the best one."""
+    latest = _latest(plans[plans["usd_per_month"].notna()])
+    title = "What each group's cross-rack reads cost per month: actual vs best"
+    if latest.empty:
+        return _empty_chart(path, title, NOT_MEASURED)
+    x = np.arange(len(latest))
+    actual = latest["usd_per_month"].to_numpy(dtype=float)
+    best = latest["usd_per_month_best"].to_numpy(dtype=float)
+    worst = latest["usd_per_month_worst"].to_numpy(dtype=float)
+    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(latest) + 2), 4.2), dpi=110)
+    ax.bar(x - 0.2, actual, 0.4, label="actual $/month", color="#d95f02")
+    ax.bar(x + 0.2, np.nan_to_num(best), 0.4, label="best (same balance)", color="#1b9e77")
+    unknown = latest["rack_unknown_members"].fillna(0).to_numpy() > 0
+    if unknown.any():  # rack-unknown groups: the actual bar is expected, show the worst case
+        ax.errorbar(x[unknown] - 0.2, actual[unknown],
+                    yerr=[np.zeros(unknown.sum()), (worst - actual)[unknown]],
+                    fmt="none", ecolor="black", capsize=4, label="worst case (rack-unknown)")
+    for i, (a, b) in enumerate(zip(actual, best, strict=True)):
+        ax.text(i - 0.2, a, f"${a:,.2f}", ha="center", va="bottom", fontsize=8)
+        ax.text(i + 0.2, 0 if np.isnan(b) else b, "n/a" if np.isnan(b) else f"${b:,.2f}",
+                ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(x, [f"{g}\n(gen {n})" for g, n in zip(latest["group_id"], latest["generation"],
+                                                       strict=True)])
+    ax.set_ylabel("$ per month")
+    highest = float(np.nanmax(np.concatenate([actual, np.nan_to_num(best), worst])))
+    ax.set_ylim(0, max(1.0, (0 if np.isnan(highest) else highest) * 1.2))
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def chart_rack_pair_bytes(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Path:
+    """Cross-rack bytes/s per (source rack, member rack), over each group's latest plan."""
+    title = "Cross-rack bytes/s per rack pair (latest plan of each group)"
+    latest = _latest(plans)[["group_id", "generation"]]
+    chosen = pairs.merge(latest, on=["group_id", "generation"])
+    chosen = chosen[chosen["cross_rack_bytes_per_s"].notna()]
+    if chosen.empty:
+        return _empty_chart(path, title, NOT_MEASURED)
+    racks = sorted(set(chosen["source_rack"]) | set(chosen["member_rack"]))
+    matrix = np.zeros((len(racks), len(racks)))
+    for row in chosen.itertuples():
+        matrix[racks.index(row.source_rack), racks.index(row.member_rack)] += \
+            row.cross_rack_bytes_per_s
+    fig, ax = plt.subplots(figsize=(5.6, 4.8), dpi=110)
+    image = ax.imshow(matrix, cmap=plt.get_cmap("Oranges"), vmin=0, vmax=max(1.0, matrix.max()))
+    for i in range(len(racks)):
+        for j in range(len(racks)):
+            ax.text(j, i, _rate(matrix[i, j]), ha="center", va="center", fontsize=9,
+                    color="white" if matrix[i, j] > 0.6 * matrix.max() > 0 else "black")
+    ax.set_xticks(range(len(racks)), racks)
+    ax.set_yticks(range(len(racks)), racks)
+    ax.set_xlabel("member rack (reads; 'unknown': no client.rack)")
+    ax.set_ylabel("source rack (data read from)")
+    ax.set_title(f"{title}\ntotal {_rate(matrix.sum())}", fontsize=10)
+    fig.colorbar(image, ax=ax, shrink=0.8, label="bytes/s across racks")
+    fig.savefig(path, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _rate(value: float) -> str:
+    for unit, size in (("GiB/s", 2**30), ("MiB/s", 2**20), ("KiB/s", 2**10)):
+        if value >= size:
+            return f"{value / size:.1f} {unit}"
+    return f"{value:.0f} B/s"
+
+
 _COLUMNS = [("group_id", "group"), ("generation", "generation"), ("kind", "kind"),
             ("reason", "reason"), ("partitions", "partitions"),
             ("cross_rack_partitions", "cross-rack"), ("cross_rack_ratio", "ratio"),
             ("traffic_cost", "traffic cost"), ("lower_bound", "lower bound"),
             ("load_spread", "load spread"), ("moved_partitions", "moved"),
             ("withheld_partitions", "withheld"),
-            ("standby_rack_diversity", "standby rack diversity")]
+            ("standby_rack_diversity", "standby rack diversity"),
+            ("cross_rack_bytes_per_s", "cross-rack B/s"), ("usd_per_month", "$/month"),
+            ("usd_per_month_best", "best $/month")]
 
 
-def _cell(value: object) -> str:
+def _cell(value: object, column: str = "") -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "–"
+    if column.startswith("usd_"):
+        return f"${float(value):,.2f}"  # type: ignore[arg-type]
+    if column.endswith("bytes_per_s"):
+        return _rate(float(value))  # type: ignore[arg-type]
     if isinstance(value, float):
         return f"{value:.3g}"
     return html.escape(str(value))
@@ -230,7 +344,7 @@ def render_page(data: ReportData, out: Path, charts: list[Path]) -> Path:
     latest = data.plans.sort_values("generation").groupby("group_id", sort=True).tail(1)
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in _COLUMNS)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(row[col])}</td>" for col, _ in _COLUMNS) + "</tr>"
+        "<tr>" + "".join(f"<td>{_cell(row[col], col)}</td>" for col, _ in _COLUMNS) + "</tr>"
         for _, row in latest.sort_values("group_id").iterrows())
     images = "".join(f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}">'
                      f"</figure>" for p in charts)
@@ -261,5 +375,7 @@ def render(input_dir: str | Path, out: str | Path) -> Path:
         chart_crt_over_time(data.plans, out / "crt_over_time.png"),
         chart_rack_pairs(data.plans, data.pairs, out / "rack_pairs.png"),
         chart_actual_vs_best(data.plans, out / "actual_vs_best.png"),
+        chart_cost_per_group(data.plans, out / "cost_per_group.png"),
+        chart_rack_pair_bytes(data.plans, data.pairs, out / "rack_pair_bytes.png"),
     ]
     return render_page(data, out, charts)

@@ -19,6 +19,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from protocol.kafkaconf import masked, property_name
+from protocol.pricing import DEFAULT_DIRECTIONS, DEFAULT_PRICE_PER_GB, Price
 
 _JAAS_MODULES = {
     "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
@@ -46,6 +47,13 @@ class MetricsSettings(BaseSettings):
     min_partitions: int | None = Field(
         default=None, description="Spark tasks per batch reading plans; default 2 per core")
     kafka: dict[str, str] = Field(default_factory=dict)
+    price_per_gb: float = Field(default=DEFAULT_PRICE_PER_GB, ge=0,
+                                description="$ per GB crossing racks, per billed direction")
+    billed_directions: int = Field(default=DEFAULT_DIRECTIONS, ge=1, le=2)
+
+    @property
+    def price(self) -> Price:
+        return Price(self.price_per_gb, self.billed_directions)
 
     @property
     def checkpoint_dir(self) -> Path:

@@ -7,12 +7,18 @@ Definitions (docs/architecture.md § The plan): a partition is cross-rack when n
 rack; a member or partition without a rack is not cross-rack. Each plan-partition has a
 ``weight`` (1.0 unless the plan says otherwise); weighted figures sum it.
 
-Rack pairs: every assigned partition is read from some rack by the member's rack. A local
-(not cross-rack) partition is read in the member's own rack. A cross-rack partition may have
-replicas in several other racks and the plan does not say which one the consumer fetches
-from, so the job picks, deterministically, the first of its replica racks in sorted order
-(``array_min``: the plan keeps ``replica_racks`` sorted, and sorting again costs nothing).
+Rack pairs: every assigned partition is read from some rack by the member's rack (its
+``location`` when the plan gives one: client.rack or the audit's host map). A plan with
+measured traffic says where each partition is read from (``source_rack``: a local replica,
+else the leader). An older plan does not: a local (not cross-rack) partition is then read in
+the member's own rack, and for a cross-rack one the job picks, deterministically, the first
+of its replica racks in sorted order (``array_min``: the plan keeps ``replica_racks`` sorted).
 An unknown rack is reported as ``"unknown"``.
+
+Bytes and money (plans with measured traffic): each partition's ``bytes_per_s`` and
+``cross_rack_bytes_per_s`` (the expected share for a rack-unknown member) are summed per plan
+and per rack pair; $/month is the cross-rack bytes at the configured price
+(protocol.pricing). Plans without measured traffic give nulls there.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from metrics.schema import plan_spark_schema, validity_problems
+from protocol.pricing import BYTES_PER_GB, SECONDS_PER_MONTH, Price
 
 UNKNOWN_RACK = "unknown"
 CORRUPT = "_corrupt_record"
@@ -96,6 +103,9 @@ _PLAN_FIELDS: dict[str, str] = {
     "moved_partitions": "plan.summary.moved_partitions",
     "standby_rack_diversity": "plan.summary.standby_rack_diversity",
     "reported_cross_rack_partitions": "plan.summary.cross_rack_partitions",
+    "cross_rack_bytes_per_s_worst": "plan.summary.cross_rack_bytes_per_s_worst",
+    "lower_bound_bytes_per_s": "plan.summary.lower_bound_bytes_per_s",
+    "rack_unknown_members": "plan.summary.rack_unknown_members",
 }
 PLAN_COLUMNS = [*_PLAN_FIELDS, "members", "withheld_partitions"]
 REJECT_COLUMNS = ["key", "source_topic", "problems", "bad_value"]
@@ -125,13 +135,14 @@ def partition_rows(parsed: DataFrame) -> DataFrame:
     )
     parts = members.select(
         *RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS,
-        F.col("m.rack").alias("rack"),
+        F.coalesce(F.col("m.location"), F.col("m.rack")).alias("rack"),
         F.explode_outer("m.partitions").alias("p"),
     )
     member_rack = F.coalesce(F.col("rack"), F.lit(UNKNOWN_RACK))
     cross = F.coalesce(F.col("p.cross_rack"), F.lit(False))
-    source = F.when(cross, F.coalesce(F.array_min("p.replica_racks"), F.lit(UNKNOWN_RACK))) \
+    guessed = F.when(cross, F.coalesce(F.array_min("p.replica_racks"), F.lit(UNKNOWN_RACK))) \
         .otherwise(member_rack)
+    source = F.coalesce(F.col("p.source_rack"), guessed)
     has_partition = F.col("p").isNotNull()
     return parts.select(
         *RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS,
@@ -139,6 +150,8 @@ def partition_rows(parsed: DataFrame) -> DataFrame:
         F.when(has_partition, member_rack).alias("member_rack"),
         F.when(has_partition, cross).alias("cross_rack"),
         F.when(has_partition, F.coalesce(F.col("p.weight"), F.lit(1.0))).alias("w"),
+        F.when(has_partition, F.col("p.bytes_per_s")).alias("b"),
+        F.when(has_partition, F.col("p.cross_rack_bytes_per_s")).alias("xb"),
     )
 
 
@@ -152,7 +165,9 @@ def aggregate_pairs(rows: DataFrame) -> DataFrame:
     """
     return (rows.groupBy(*RECORD, *PLAN_COLUMNS, *REJECT_COLUMNS, *PAIR_KEYS)
             .agg(F.count("w").alias("partitions"),
-                 F.coalesce(F.sum("w"), F.lit(0.0)).alias("weight")))
+                 F.coalesce(F.sum("w"), F.lit(0.0)).alias("weight"),
+                 F.sum("b").alias("bytes"),  # null: no partition of the pair was measured
+                 F.sum("xb").alias("cross_rack_bytes")))
 
 
 def flatten(parsed: DataFrame) -> DataFrame:
@@ -169,14 +184,23 @@ def rejected(flat: DataFrame) -> DataFrame:
     )
 
 
-def plan_metrics(flat: DataFrame) -> DataFrame:
+def monthly_cost(bytes_per_s: Column, price: Price) -> Column:
+    """$ per month for a steady rate across racks (protocol.pricing's formula, in Spark)."""
+    factor = SECONDS_PER_MONTH / BYTES_PER_GB * price.per_gb_crossing
+    return F.round(bytes_per_s * F.lit(factor), 2)
+
+
+def plan_metrics(flat: DataFrame, price: Price | None = None) -> DataFrame:
     """One row per valid plan record: the figures keyed by (group_id, generation).
 
     Partition counts and weights are measured from the members' partitions (not copied from
     the summary); traffic cost, lower bound, loads, moves and standby diversity are the
     assignor's own summary figures, since they need its cost model or the previous
     generation. ``reported_cross_rack_partitions`` is the summary's count, to compare.
+    Bytes/s and $/month (actual, best = the lower bound in bytes, worst) are null for plans
+    without measured traffic.
     """
+    price = price or Price()
     cross = F.col("cross_rack") == F.lit(True)
     out = (
         flat.where(F.col("problems").isNull())
@@ -184,7 +208,9 @@ def plan_metrics(flat: DataFrame) -> DataFrame:
         .agg(F.sum("partitions").alias("partitions"),
              F.sum(F.when(cross, F.col("partitions")).otherwise(0)).alias("cross_rack_partitions"),
              F.sum("weight").alias("weight"),
-             F.sum(F.when(cross, F.col("weight")).otherwise(0.0)).alias("cross_rack_weight"))
+             F.sum(F.when(cross, F.col("weight")).otherwise(0.0)).alias("cross_rack_weight"),
+             F.sum("bytes").alias("bytes_per_s"),
+             F.sum("cross_rack_bytes").alias("cross_rack_bytes_per_s"))
     )
     return out.select(
         "group_id", "generation", "kind", "reason", "assignor", *RECORD, "members",
@@ -195,6 +221,11 @@ def plan_metrics(flat: DataFrame) -> DataFrame:
         _ratio(F.col("cross_rack_weight"), F.col("weight")).alias("weighted_cross_rack_ratio"),
         (F.col("max_load") - F.col("min_load")).alias("load_spread"),
         (F.col("traffic_cost") - F.col("lower_bound")).alias("excess_cost"),
+        "bytes_per_s", "cross_rack_bytes_per_s", "cross_rack_bytes_per_s_worst",
+        "lower_bound_bytes_per_s", "rack_unknown_members",
+        monthly_cost(F.col("cross_rack_bytes_per_s"), price).alias("usd_per_month"),
+        monthly_cost(F.col("lower_bound_bytes_per_s"), price).alias("usd_per_month_best"),
+        monthly_cost(F.col("cross_rack_bytes_per_s_worst"), price).alias("usd_per_month_worst"),
     )
 
 
@@ -213,6 +244,7 @@ def rack_pairs(flat: DataFrame) -> DataFrame:
     return flat.where(F.col("problems").isNull() & (F.col("partitions") > 0)).select(
         "group_id", "generation", "source_partition", "source_offset",
         "source_rack", "member_rack", "cross_rack", "event_time", "partitions", "weight",
+        F.col("bytes").alias("bytes_per_s"), F.col("cross_rack_bytes").alias("cross_rack_bytes_per_s"),
     )
 
 
@@ -222,7 +254,8 @@ TIMESTAMP_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"
 PLAN_ROW_SCHEMA = (
     "type string, group_id string, generation long, event_time timestamp, "
     "cross_rack_partitions long, cross_rack_ratio double, traffic_cost double, "
-    "lower_bound double, moved_partitions long"
+    "lower_bound double, moved_partitions long, cross_rack_bytes_per_s double, "
+    "usd_per_month double"
 )
 
 
@@ -266,5 +299,8 @@ def window_aggregates(rows: DataFrame) -> DataFrame:
         F.max_by("cross_rack_partitions", "generation").alias("last_cross_rack_partitions"),
         F.max_by("traffic_cost", "generation").alias("last_traffic_cost"),
         F.max_by("lower_bound", "generation").alias("last_lower_bound"),
+        F.max_by("cross_rack_bytes_per_s", "generation").alias("last_cross_rack_bytes_per_s"),
+        F.max_by("usd_per_month", "generation").alias("last_usd_per_month"),
+        F.max("usd_per_month").alias("max_usd_per_month"),
         F.max("event_time").alias("last_event_time"),
     )

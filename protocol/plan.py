@@ -61,6 +61,20 @@ class PartitionPlan(_Strict):
         description="no replica in the member's rack (KIP-925); false when either rack is unknown"
     )
     weight: float = Field(default=1.0, ge=0, description="relative traffic of the partition")
+    # Added by issue 16 (truthful cost); null / absent in plans that predate it.
+    bytes_per_s: float | None = Field(
+        default=None, ge=0, description="measured bytes/s appended to the partition (agent.traffic)"
+    )
+    source_rack: str | None = Field(
+        default=None,
+        description="rack the member's fetches are served from: a replica in its own rack when "
+        "it reads from followers (KIP-392) and one is there, else the leader's",
+    )
+    cross_rack_bytes_per_s: float | None = Field(
+        default=None, ge=0,
+        description="bytes/s this member reads across racks: bytes_per_s when cross_rack; for a "
+        "rack-unknown member the expected share ((R-1)/R of it with R racks)",
+    )
 
 
 class MemberPlan(_Strict):
@@ -75,6 +89,17 @@ class MemberPlan(_Strict):
     )
     standby_tasks: list[str] = Field(default_factory=list)
     warmup_tasks: list[str] = Field(default_factory=list)
+    location: str | None = Field(
+        default=None,
+        description="rack of the member's host: its client.rack, or the audit's host map",
+    )
+    rack_source: Literal["client.rack", "host-map", "unknown"] | None = Field(
+        default=None, description="how location is known; 'unknown': rack-unknown member"
+    )
+    reads_from: Literal["nearest-replica", "leader"] | None = Field(
+        default=None,
+        description="'nearest-replica': client.rack set and brokers use RackAwareReplicaSelector",
+    )
 
 
 class WithheldPartition(_Strict):
@@ -101,6 +126,28 @@ class PlanSummary(_Strict):
     standby_rack_diversity: float | None = Field(
         default=None, description="streams: mean distinct racks per task over its copies"
     )
+    bytes_per_s: float | None = Field(
+        default=None, ge=0, description="measured bytes/s of every assigned partition"
+    )
+    cross_rack_bytes_per_s: float | None = Field(
+        default=None, ge=0,
+        description="bytes/s read across racks; rack-unknown members at their expected share",
+    )
+    cross_rack_bytes_per_s_worst: float | None = Field(
+        default=None, ge=0, description="the same with every rack-unknown member in the worst rack"
+    )
+    lower_bound_bytes_per_s: float | None = Field(
+        default=None, ge=0,
+        description="least cross-rack bytes/s any plan with the same balance reaches",
+    )
+    rack_unknown_members: int | None = Field(
+        default=None, ge=0, description="members with neither client.rack nor a host-map rack"
+    )
+    follower_fetching: bool | None = Field(
+        default=None,
+        description="brokers serve reads from followers (replica.selector.class is "
+        "RackAwareReplicaSelector on every broker)",
+    )
 
 
 class AssignmentPlan(_Strict):
@@ -124,8 +171,13 @@ class AssignmentPlan(_Strict):
     )
 
     def to_json(self) -> str:
-        """Canonical JSON: field order as declared, compact separators, UTC ``Z`` time."""
-        data = self.model_dump(mode="json")
+        """Canonical JSON: field order as declared, compact separators, UTC ``Z`` time.
+
+        Fields added after the first release are left out while null, so a plan that does
+        not use them is byte for byte what an older agent wrote, and older readers (which
+        reject unknown fields) keep reading it.
+        """
+        data = _prune_added(self.model_dump(mode="json"))
         data["created_at"] = _utc_iso(self.created_at)
         if data["request_id"] is None:
             del data["request_id"]  # plans that answer no request keep their old bytes
@@ -133,8 +185,18 @@ class AssignmentPlan(_Strict):
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> AssignmentPlan:
-        """Parse a plan; anything that is not a valid plan raises PlanError."""
+        """Parse a plan; anything that is not a valid plan raises PlanError.
+
+        Unknown fields are dropped, not refused: DESIGN §3 lets a newer agent add fields,
+        and a member that stopped following plans because of one would be a silent outage.
+        """
         try:
+            doc = json.loads(raw)
+        except (ValueError, TypeError):
+            doc = None
+        try:
+            if isinstance(doc, dict):
+                return cls.model_validate(_known_only(cls, doc))
             return cls.model_validate_json(raw)
         except ValidationError as exc:
             first = exc.errors()[0]
@@ -146,6 +208,61 @@ class AssignmentPlan(_Strict):
         data = self.model_dump(mode="json")
         data.pop("created_at")
         return data
+
+
+# Fields added after schema_version 1 was first published (issue 16): omitted while null.
+_ADDED: dict[str, frozenset[str]] = {
+    "partition": frozenset({"bytes_per_s", "source_rack", "cross_rack_bytes_per_s"}),
+    "member": frozenset({"location", "rack_source", "reads_from"}),
+    "summary": frozenset({"bytes_per_s", "cross_rack_bytes_per_s", "cross_rack_bytes_per_s_worst",
+                          "lower_bound_bytes_per_s", "rack_unknown_members",
+                          "follower_fetching"}),
+}
+
+
+def _drop_null(doc: dict[str, Any], names: frozenset[str]) -> None:
+    for name in names:
+        if doc.get(name, 0) is None:
+            del doc[name]
+
+
+def _prune_added(data: dict[str, Any]) -> dict[str, Any]:
+    for member in data.get("members") or []:
+        _drop_null(member, _ADDED["member"])
+        for part in member.get("partitions") or []:
+            _drop_null(part, _ADDED["partition"])
+    if isinstance(data.get("summary"), dict):
+        _drop_null(data["summary"], _ADDED["summary"])
+    return data
+
+
+def _known_only(model: type[BaseModel], doc: Any) -> Any:
+    """``doc`` without the keys ``model`` (and its nested models) does not declare."""
+    if not isinstance(doc, dict):
+        return doc
+    out: dict[str, Any] = {}
+    for name, value in doc.items():
+        info = model.model_fields.get(name)
+        if info is None:
+            continue
+        sub = _nested_model(info.annotation)
+        if sub is not None and isinstance(value, list):
+            out[name] = [_known_only(sub, v) for v in value]
+        elif sub is not None:
+            out[name] = _known_only(sub, value)
+        else:
+            out[name] = value
+    return out
+
+
+def _nested_model(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _nested_model(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def _utc_iso(ts: datetime) -> str:

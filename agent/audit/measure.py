@@ -2,7 +2,8 @@
 
 :func:`audit_group` checks the group can be measured, decodes every member (consumer
 protocol v0-v3, plus Kafka Streams' SubscriptionInfo/AssignmentInfo when the protocol is
-``stream``) and hands it to the consumer measure here or to :mod:`agent.audit.streams`.
+``stream``; or the coordinator's ConsumerGroupDescribe / StreamsGroupDescribe for Kafka 4.x
+groups) and hands it to :mod:`agent.audit.consumer` or :mod:`agent.audit.streams`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any
 
+from agent.audit.consumer import MemberInput, audit_consumer, from_kip848
 from agent.audit.model import (
     EMPTY,
     ERROR,
@@ -19,21 +21,17 @@ from agent.audit.model import (
     STREAMS_PROTOCOL,
     UNDECODABLE,
     UNSUPPORTED,
+    AuditOptions,
     Decoded,
     Describe,
     GroupAudit,
-    check_known,
 )
 from agent.audit.read import RawGroup
-from agent.audit.streams import audit_streams
-from assignor.api import ConsumerGroup, Round, plan
-from assignor.model import Group, Member
-from assignor.optimal import lower_bound
-from assignor.summary import member_plans, summarize
+from agent.audit.streams import audit_streams, audit_streams_group
 from protocol.consumer import decode_assignment
 from protocol.errors import ProtocolError, RackwiseError
+from protocol.groupdescribe import DescribedConsumerGroup, DescribedStreamsGroup
 from protocol.member import decode_member_metadata
-from protocol.plan import AssignmentPlan
 from protocol.streams_assignment import decode_assignment_info
 
 
@@ -43,14 +41,16 @@ def audit_group(
     topic_names: Callable[[], Iterable[str]] = lambda: (),
     streams_topology: Callable[[str], Mapping[str, Any] | None] = lambda _g: None,
     streams_config: Mapping[str, Any] | None = None,
+    options: AuditOptions | None = None,
 ) -> GroupAudit:
     """Decode one group, measure its assignment and the best one; never raises RackwiseError.
 
     ``describe`` returns the replica placement of some topics; ``topic_names`` lists the
     cluster's topics (to find a Streams app's changelogs); ``streams_topology`` may give a
     configured topology for a Streams group (planner.streams_topologies) instead of the one
-    derived from its assignment.
+    derived from its assignment. ``options``: the price and the hosts' racks.
     """
+    options = options or AuditOptions()
     base = GroupAudit(
         group=raw.group_id,
         status=OK,
@@ -59,9 +59,13 @@ def audit_group(
         protocol_type=raw.protocol_type,
         protocol=raw.protocol,
         members=len(raw.members),
+        price=options.price,
     )
     if raw.error:
         return replace(base, status=ERROR, error=raw.error)
+    if raw.described is not None:
+        return _audit_broker_side(base, raw, describe, streams_topology, streams_config or {},
+                                  options)
     if raw.group_type not in ("classic", "unknown"):
         return replace(
             base,
@@ -101,54 +105,50 @@ def audit_group(
             undecodable_members=tuple(bad),
             error=f"{len(bad)} member(s) with undecodable metadata; first: {reasons[0]}",
         )
+    hosts = {m.member_id: m.client_host for m in raw.members}
     try:
         if is_streams:
             return audit_streams(
-                base, decoded, describe, topic_names, streams_topology, streams_config or {}
+                base, decoded, describe, topic_names, streams_topology, streams_config or {},
+                options, hosts,
             )
-        return _audit_consumer(base, decoded, describe)
+        members = [
+            MemberInput(d.member_id, d.sub.rack, tuple(d.sub.topics), tuple(d.assigned),
+                        hosts.get(d.member_id, ""))
+            for d in decoded
+        ]
+        return audit_consumer(base, members, describe, options)
     except (RackwiseError, ValueError) as exc:  # AssignorError, an inconsistent assignment
         return replace(base, status=ERROR, error=str(exc))
 
 
-def _audit_consumer(base: GroupAudit, decoded: list[Decoded], describe: Describe) -> GroupAudit:
-    actual = {d.member_id: d.assigned for d in decoded}
-    topics = sorted({t for d in decoded for t in d.sub.topics} | {tp.topic for a in actual.values()
-                                                                  for tp in a})
-    view = describe(topics)
-    check_known(view, [tp for a in actual.values() for tp in a])
-    racks = {d.member_id: d.sub.rack for d in decoded}
-    members = tuple(
-        Member.of(d.member_id, rack=d.sub.rack, topics=d.sub.topics, owned=actual[d.member_id])
-        for d in decoded
-    )
-    group = Group(base.group, members, view, reason="observed")
-    total = sum(view.partition_count(t) for t in group.subscribed_topics())
-    # Traffic outweighs every possible move: the fewest cross-rack partitions first, then the
-    # fewest moves away from what the group runs now.
-    best_cfg = {"traffic_cost": float(total + 1), "non_overlap_cost": 1.0, "cooperative": False}
-    recommended = plan(
-        ConsumerGroup(base.group, members, view, "rack-optimal", "eager", best_cfg),
-        Round(triggers=("recommended",), generation=0),
-    )
-    actual_plan = AssignmentPlan(
-        group_id=base.group,
-        kind="consumer",
-        generation=0,
-        reason="observed",
-        assignor=base.protocol or "unknown",
-        config={"observed": "actual", "state": base.state},
-        members=member_plans(view, actual, racks),
-        summary=summarize(view, actual, racks, lower_bound=lower_bound(group)),
-    )
-    best_plan = recommended.model_copy(
-        update={"config": {"observed": "recommended", **recommended.config}}
-    )
-    return replace(
-        base,
-        partitions=actual_plan.summary.partitions,
-        cross_rack_actual=actual_plan.summary.cross_rack_partitions,
-        cross_rack_best=best_plan.summary.cross_rack_partitions,
-        actual=actual_plan,
-        best=best_plan,
-    )
+def _audit_broker_side(
+    base: GroupAudit,
+    raw: RawGroup,
+    describe: Describe,
+    streams_topology: Callable[[str], Mapping[str, Any] | None],
+    streams_config: Mapping[str, Any],
+    options: AuditOptions,
+) -> GroupAudit:
+    """A KIP-848 consumer group or a KIP-1071 streams group, as its coordinator describes it."""
+    desc = raw.described
+    assert desc is not None
+    base = replace(base, members=len(desc.members), protocol_type=raw.group_type,
+                   protocol=getattr(desc, "assignor_name", "") or raw.group_type)
+    if not desc.members:
+        return replace(base, status=EMPTY, error=f"no members (state {desc.group_state})")
+    if desc.group_state != "Stable":
+        # Assigning / Reconciling: members are still moving towards the target assignment
+        return replace(base, status=REBALANCING,
+                       error=f"state {desc.group_state}: no settled assignment to measure")
+    try:
+        if isinstance(desc, DescribedConsumerGroup):
+            return audit_consumer(replace(base, kind="consumer"), from_kip848(desc), describe,
+                                  options)
+        assert isinstance(desc, DescribedStreamsGroup)
+        return audit_streams_group(replace(base, kind="streams"), desc, describe,
+                                   streams_topology, streams_config, options)
+    except (RackwiseError, ValueError) as exc:
+        return replace(base, status=ERROR, error=str(exc))
+
+

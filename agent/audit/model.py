@@ -10,10 +10,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.costconfig import HostRacks
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
 from protocol.consumer import Assignment, Subscription
 from protocol.plan import AssignmentPlan
+from protocol.pricing import Price
 from protocol.streams import SubscriptionInfo
 from protocol.streams_assignment import AssignmentInfo
 
@@ -26,6 +28,19 @@ REBALANCING = "rebalancing"
 UNSUPPORTED = "unsupported"
 UNDECODABLE = "undecodable"
 ERROR = "error"
+# measured, but some members set no client.rack and no host map places them: the figures
+# for them are expected values (hosts spread evenly over the racks), with a worst case
+RACK_UNKNOWN = "rack-unknown"
+MEASURED = (OK, RACK_UNKNOWN)
+STATUSES = (OK, RACK_UNKNOWN, EMPTY, REBALANCING, UNSUPPORTED, UNDECODABLE, ERROR)
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """What the audit needs besides the groups: the price and the hosts' racks."""
+
+    price: Price = field(default_factory=Price)
+    hosts: HostRacks = field(default_factory=HostRacks)
 
 
 @dataclass(frozen=True)
@@ -47,18 +62,64 @@ class GroupAudit:
     undecodable_members: tuple[str, ...] = ()
     actual: AssignmentPlan | None = field(default=None, compare=False)
     best: AssignmentPlan | None = field(default=None, compare=False)
+    # what crosses racks in bytes and money (issue 16); None when traffic was not measured
+    read_model: str | None = None  # "nearest-replica" (follower fetching) | "leader"
+    rack_unknown_members: tuple[str, ...] = ()
+    rack_unknown_partitions: int = 0
+    host_mapped_members: tuple[str, ...] = ()
+    advice: str | None = None
+    price: Price = field(default_factory=Price, compare=False)
+
+    @property
+    def measured(self) -> bool:
+        return self.status in MEASURED
+
+    def _figure(self, plan: AssignmentPlan | None, name: str) -> float | None:
+        return None if plan is None else getattr(plan.summary, name)
+
+    @property
+    def bytes_per_s(self) -> float | None:
+        return self._figure(self.actual, "bytes_per_s")
+
+    @property
+    def cross_rack_bytes_actual(self) -> float | None:
+        return self._figure(self.actual, "cross_rack_bytes_per_s")
+
+    @property
+    def cross_rack_bytes_worst(self) -> float | None:
+        return self._figure(self.actual, "cross_rack_bytes_per_s_worst")
+
+    @property
+    def cross_rack_bytes_best(self) -> float | None:
+        return self._figure(self.best, "cross_rack_bytes_per_s")
 
     @property
     def saving_pct(self) -> float | None:
-        if self.cross_rack_actual is None or self.cross_rack_best is None:
-            return None
-        if self.cross_rack_actual == 0:
+        """How much less the best plan reads across racks: in bytes when measured, else in
+        (expected) cross-rack partitions."""
+        if self.actual is None or self.best is None:
+            if self.cross_rack_actual is None or self.cross_rack_best is None:
+                return None
+            actual, best = float(self.cross_rack_actual), float(self.cross_rack_best)
+        elif self.cross_rack_bytes_actual is not None and self.cross_rack_bytes_best is not None:
+            actual, best = self.cross_rack_bytes_actual, self.cross_rack_bytes_best
+        else:
+            actual, best = self.actual.summary.traffic_cost, self.best.summary.traffic_cost
+        if actual <= 0:
             return 0.0
-        saved = self.cross_rack_actual - self.cross_rack_best
-        return round(100.0 * saved / self.cross_rack_actual, 1)
+        return round(100.0 * max(0.0, actual - best) / actual, 1)
+
+    def money(self) -> dict[str, float | None]:
+        """$ per month: actual, best, worst (None when traffic was not measured)."""
+        return {
+            "actual": self.price.per_month(self.cross_rack_bytes_actual),
+            "best": self.price.per_month(self.cross_rack_bytes_best),
+            "worst": self.price.per_month(self.cross_rack_bytes_worst),
+        }
 
     def to_json(self) -> dict[str, Any]:
         """The ``--json`` row: the docs/architecture.md § Command line keys first, then what explains them."""
+        money = self.money()
         return {
             "group": self.group,
             "members": self.members,
@@ -74,6 +135,20 @@ class GroupAudit:
             "protocol": self.protocol,
             "error": self.error,
             "undecodable_members": list(self.undecodable_members),
+            "read_model": self.read_model,
+            "bytes_per_s": self.bytes_per_s,
+            "cross_rack_bytes_per_s_actual": self.cross_rack_bytes_actual,
+            "cross_rack_bytes_per_s_best": self.cross_rack_bytes_best,
+            "cross_rack_bytes_per_s_worst": self.cross_rack_bytes_worst,
+            "usd_per_month_actual": money["actual"],
+            "usd_per_month_best": money["best"],
+            "usd_per_month_worst": money["worst"],
+            "price_per_gb": self.price.per_gb,
+            "billed_directions": self.price.directions,
+            "rack_unknown_members": list(self.rack_unknown_members),
+            "rack_unknown_partitions": self.rack_unknown_partitions,
+            "host_mapped_members": list(self.host_mapped_members),
+            "advice": self.advice,
         }
 
 

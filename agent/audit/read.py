@@ -2,6 +2,8 @@
 
 One AdminClient ``list_consumer_groups`` gives each group's type; one ``list_groups`` sweep
 (DescribeGroups) gives every classic group's members with their metadata and assignment bytes.
+Kafka 4.x broker-side groups (KIP-848 ``consumer``, KIP-1071 ``streams``) are described by
+their coordinators with ConsumerGroupDescribe / StreamsGroupDescribe (agent.groupwire).
 """
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+from agent.groupwire import Described, describe_groups, list_group_types
+from agent.wireclient import WireClient
 from protocol.errors import RackwiseError
+
+BROKER_SIDE = ("consumer", "streams")  # group types described by agent.groupwire
 
 
 class AuditError(RackwiseError):
@@ -40,6 +46,7 @@ class RawGroup:
     protocol: str = ""
     members: tuple[RawMember, ...] = ()
     error: str | None = None
+    described: Described | None = None  # consumer / streams groups: what the coordinator said
 
 
 def _type_name(raw: Any) -> str:
@@ -47,20 +54,29 @@ def _type_name(raw: Any) -> str:
     return name.rsplit(".", 1)[-1].lower()
 
 
-def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0) -> list[RawGroup]:
+def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0,
+                wire: WireClient | str | None = None) -> list[RawGroup]:
     """Every group whose id matches ``pattern`` (fnmatch), sorted by id.
 
     One ``list_consumer_groups`` gives each group's type; one ``list_groups`` sweep
     (ListGroups + DescribeGroups on every broker) gives every classic group with its members'
     bytes, including protocol types ListConsumerGroups may leave out (e.g. ``connect``).
-    Groups of another type (KIP-848 ``consumer``, ``share``, ``streams``) come back with that
-    type and no members: DescribeGroups cannot describe them.
+    KIP-848 ``consumer`` and KIP-1071 ``streams`` groups are described through ``wire`` (a
+    string instead says why it could not be made; they then carry that error). Other types
+    (``share``) come back with their type and no members.
     """
     try:
         listing = admin.list_consumer_groups(request_timeout=timeout).result(timeout + 5)
     except Exception as exc:  # KafkaException or a bare KafkaError
         raise AuditError(f"cannot list groups: {exc}") from None
     types = {g.group_id: _type_name(g.type) for g in listing.valid}
+    if isinstance(wire, WireClient):
+        # confluent-kafka's listing knows no streams groups: ask every broker with ListGroups v5
+        try:
+            nodes = admin.describe_cluster(request_timeout=timeout).result(timeout + 5).nodes
+            types.update(list_group_types(wire, [(n.host, n.port) for n in nodes]))
+        except Exception:  # noqa: BLE001 - the classic listing above still stands
+            pass
     try:
         with warnings.catch_warnings():  # deprecated, but the one API with member bytes
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -68,11 +84,20 @@ def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0) -> list[R
     except Exception as exc:
         raise AuditError(f"cannot describe groups: {exc}") from None
     names = sorted(g for g in set(types) | set(described) if fnmatch.fnmatchcase(g, pattern))
+    broker_side = _describe_broker_side(wire, {g: types[g] for g in names if types.get(g)
+                                               in BROKER_SIDE})
     out = []
     for gid in names:
         kind = types.get(gid, "classic")
         meta = described.get(gid)
-        if kind not in ("classic", "unknown"):
+        if kind in BROKER_SIDE:
+            found = broker_side.get(gid, "not described")
+            if isinstance(found, str):
+                out.append(RawGroup(gid, group_type=kind, error=found))
+            else:
+                out.append(RawGroup(gid, group_type=kind, state=found.group_state,
+                                    protocol_type=kind, described=found))
+        elif kind not in ("classic", "unknown"):
             out.append(RawGroup(gid, group_type=kind))
         elif meta is None:
             out.append(RawGroup(gid, group_type=kind, state="Dead"))
@@ -95,4 +120,19 @@ def read_groups(admin: Any, pattern: str = "*", timeout: float = 15.0) -> list[R
                 ),
                 error=str(meta.error) if meta.error else None,
             ))
+    return out
+
+
+def _describe_broker_side(wire: WireClient | str | None,
+                          kinds: dict[str, str]) -> dict[str, Described | str]:
+    if not kinds:
+        return {}
+    if wire is None or isinstance(wire, str):
+        reason = wire or "no client for ConsumerGroupDescribe / StreamsGroupDescribe"
+        return dict.fromkeys(kinds, reason)
+    out: dict[str, Described | str] = {}
+    for kind in BROKER_SIDE:
+        ids = sorted(g for g, k in kinds.items() if k == kind)
+        if ids:
+            out.update(describe_groups(wire, kind, ids))
     return out

@@ -1,8 +1,11 @@
 """Auditing a Kafka Streams application: tasks, processes and topology from its assignment.
 
-Members (stream threads) are grouped by process; each active task is matched to the source
-partitions it was given, and the app's topology is derived from that (or taken from the
-configured one). The recommendation is the HA assignor with ``min_traffic`` over those tasks.
+Classic protocol: members (stream threads) are grouped by process; each active task is
+matched to the source partitions it was given, and the app's topology is derived from that
+(or taken from the configured one). KIP-1071 ``streams`` groups: the coordinator's
+StreamsGroupDescribe gives the topology and each member's tasks directly; a task
+``<subtopology>_<p>`` reads partition p of each of its subtopology's source topics.
+The recommendation is the HA assignor with ``min_traffic`` over those tasks.
 """
 
 from __future__ import annotations
@@ -12,9 +15,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent.audit.model import Decoded, Describe, GroupAudit, check_known
+from agent.audit.consumer import advice_for
+from agent.audit.model import RACK_UNKNOWN, AuditOptions, Decoded, Describe, GroupAudit, check_known
 from assignor.cluster import TopicPartition
 from assignor.errors import AssignorError
+from assignor.summary import annotate, traffic_cost
+from protocol.groupdescribe import DescribedStreamsGroup
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary
 
 
@@ -28,6 +34,7 @@ class _Process:
     active: set[tuple[int, int]] = field(default_factory=set)
     standby: set[tuple[int, int]] = field(default_factory=set)
     tags: dict[str, str] = field(default_factory=dict)
+    host: str = ""
 
 
 def _streams_processes(
@@ -106,23 +113,91 @@ def audit_streams(
     topic_names: Callable[[], Iterable[str]],
     configured: Callable[[str], Mapping[str, Any] | None],
     overrides: Mapping[str, Any],
+    options: AuditOptions | None = None,
+    hosts: Mapping[str, str] | None = None,
 ) -> GroupAudit:
-    from assignor.api import Round, StreamsApp, StreamsClient, plan
-    from assignor.streams.model import AssignmentConfig, Topology, build_tasks
-    from protocol.streams import TaskId
-
+    """A classic-protocol Streams app, from its members' decoded user data."""
     procs, sources = _streams_processes(decoded)
-    standbys_per_task: dict[tuple[int, int], int] = {}
     for proc in procs.values():
-        for key in proc.standby:
-            standbys_per_task[key] = standbys_per_task.get(key, 0) + 1
-    stateful_subs = {s for (s, _p) in standbys_per_task}
+        proc.host = next((hosts or {}).get(m, "") for m in sorted(proc.members))
+    stateful_subs = {s for p in procs.values() for (s, _p) in p.standby}
     for d in decoded:
         assert d.sub_info is not None
         stateful_subs.update(t.subtopology for t in d.sub_info.offset_sums())
     topo_doc = configured(base.group) or _derived_topology(
         base.group, sources, stateful_subs, topic_names(), describe
     )
+    return _measure(replace(base, members=len(decoded)), procs, topo_doc, describe, overrides,
+                    options or AuditOptions())
+
+
+def _subtopology(sid: str) -> int:
+    if not sid.isdigit():
+        raise AssignorError(f"subtopology id {sid!r} is not a number (named topologies are "
+                            "not audited)")
+    return int(sid)
+
+
+def audit_streams_group(
+    base: GroupAudit,
+    desc: DescribedStreamsGroup,
+    describe: Describe,
+    configured: Callable[[str], Mapping[str, Any] | None],
+    overrides: Mapping[str, Any],
+    options: AuditOptions,
+) -> GroupAudit:
+    """A KIP-1071 streams group, from its coordinator's StreamsGroupDescribe."""
+    subs = (desc.topology.subtopologies if desc.topology is not None else None) or []
+    if not subs:
+        raise AssignorError("the streams group has no initialised topology yet")
+    sources = {
+        _subtopology(s.subtopology_id): sorted({*s.source_topics,
+                                                *(t.name for t in s.repartition_source_topics)})
+        for s in subs
+    }
+    topo_doc = configured(base.group) or {"subtopologies": [
+        {"id": _subtopology(s.subtopology_id), "source_topics": sources[_subtopology(s.subtopology_id)],
+         "changelog_topics": sorted(t.name for t in s.state_changelog_topics),
+         "stateful": bool(s.state_changelog_topics)}
+        for s in sorted(subs, key=lambda s: _subtopology(s.subtopology_id))
+    ]}
+    view = describe(sorted({t for ts in sources.values() for t in ts}))
+    procs: dict[str, _Process] = {}
+    for m in sorted(desc.members, key=lambda m: m.member_id):
+        proc = procs.setdefault(m.process_id, _Process(m.process_id, m.rack_id or None))
+        proc.threads += 1
+        proc.members.append(m.member_id)
+        proc.host = proc.host or m.client_host
+        proc.tags.update({kv.key: kv.value for kv in m.client_tags})
+        for task in m.assignment.active_tasks:
+            sub = _subtopology(task.subtopology_id)
+            for p in task.partitions:
+                proc.active.add((sub, p))
+                proc.partitions.extend(TopicPartition(t, p) for t in sources.get(sub, ())
+                                       if p < view.partition_count(t))
+        for task in m.assignment.standby_tasks:
+            sub = _subtopology(task.subtopology_id)
+            proc.standby.update((sub, p) for p in task.partitions)
+    return _measure(base, procs, topo_doc, describe, overrides, options)
+
+
+def _measure(
+    base: GroupAudit,
+    procs: dict[str, _Process],
+    topo_doc: Mapping[str, Any],
+    describe: Describe,
+    overrides: Mapping[str, Any],
+    options: AuditOptions,
+) -> GroupAudit:
+    """The assignment the processes run against the HA assignor's best with min_traffic."""
+    from assignor.api import Round, StreamsApp, StreamsClient, plan
+    from assignor.streams.model import AssignmentConfig, Topology, build_tasks
+    from protocol.streams import TaskId
+
+    standbys_per_task: dict[tuple[int, int], int] = {}
+    for proc in procs.values():
+        for key in proc.standby:
+            standbys_per_task[key] = standbys_per_task.get(key, 0) + 1
     topology = Topology.from_dict(topo_doc)
     topics = sorted(
         {t for s in topology.subtopologies for t in (*s.source_topics, *s.changelog_topics)}
@@ -179,8 +254,10 @@ def audit_streams(
                 standby_tasks=[f"{s}_{p}" for s, p in sorted(proc.standby)],
             )
         )
-    cross = sum(p.cross_rack for m in actual_members for p in m.partitions)
     loads = [len(m.active_tasks) for m in actual_members]
+    locations = {pid: options.hosts.rack_of(p.host) for pid, p in procs.items() if not p.rack}
+    cross, cost = traffic_cost(view, {pid: p.partitions for pid, p in procs.items()},
+                               {pid: p.rack for pid, p in procs.items()}, locations)
     actual_plan = AssignmentPlan(
         group_id=base.group,
         kind="streams",
@@ -193,18 +270,35 @@ def audit_streams(
         summary=PlanSummary(
             partitions=len(all_parts),
             cross_rack_partitions=cross,
-            traffic_cost=float(cross),
+            traffic_cost=cost,
             lower_bound=best_plan.summary.lower_bound,
             max_load=max(loads, default=0),
             min_load=min(loads, default=0),
         ),
     )
+    actual_plan = annotate(actual_plan, view, locations)
+    best_plan = annotate(best_plan, view, locations)
+    # the HA assignor reports its own (KIP-925) traffic cost; the audit compares both plans
+    # on one cost model, which also prices rack-unknown members
+    best_assignment = {m.member_id: [TopicPartition(p.topic, p.partition) for p in m.partitions]
+                       for m in best_plan.members}
+    best_cost = traffic_cost(view, best_assignment, {m.member_id: m.rack for m in best_plan.members},
+                             locations)[1]
+    best_plan = best_plan.model_copy(update={
+        "summary": best_plan.summary.model_copy(update={"traffic_cost": best_cost})})
+    unknown = sorted(pid for pid, p in procs.items() if not p.rack and not locations.get(pid))
+    mapped = sorted(pid for pid, loc in locations.items() if loc)
     return replace(
         base,
-        members=len(decoded),
+        status=RACK_UNKNOWN if unknown else base.status,
         partitions=len(all_parts),
-        cross_rack_actual=cross,
+        cross_rack_actual=actual_plan.summary.cross_rack_partitions,
         cross_rack_best=best_plan.summary.cross_rack_partitions,
         actual=actual_plan,
         best=best_plan,
+        read_model="nearest-replica" if view.follower_fetching else "leader",
+        rack_unknown_members=tuple(unknown),
+        rack_unknown_partitions=sum(len(procs[pid].partitions) for pid in unknown),
+        host_mapped_members=tuple(mapped),
+        advice=advice_for(view, unknown, mapped, actual_plan.summary.cross_rack_bytes_per_s_worst),
     )

@@ -1,9 +1,11 @@
 """``rackwise audit --bootstrap B [--group PATTERN] [--json]``: observe mode, one shot
 (docs/architecture.md § Command line).
 
-Reads the live classic groups matching PATTERN (fnmatch, default ``*``), and prints per
-group its members, partitions, the cross-rack partitions of the assignment it runs and of
-the best plan under the same balance (agent.audit). Nothing is written to the cluster.
+Reads the live groups matching PATTERN (fnmatch, default ``*``: classic, KIP-848 consumer and
+KIP-1071 streams groups), samples their partitions' traffic over ``--window`` seconds, and
+prints per group its members, partitions, the cross-rack partitions and bytes/s of the
+assignment it runs and of the best plan under the same balance, and what that costs per
+month (agent.audit). Nothing is written to the cluster.
 """
 
 from __future__ import annotations
@@ -30,6 +32,16 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--config", help="agent settings file (Kafka client properties, "
                                          "planner.streams_topologies / streams_config)")
     parser.add_argument("--timeout", type=float, default=15.0, help="per request, seconds")
+    parser.add_argument("--window", type=float, metavar="S",
+                        help="seconds between the two traffic samples (default: traffic.window_s, "
+                             "10); 0: do not measure bytes")
+    parser.add_argument("--price-per-gb", type=float, metavar="USD",
+                        help="$ per GB crossing racks, per billed direction (default 0.01)")
+    parser.add_argument("--billed-directions", type=int, choices=(1, 2),
+                        help="2: both zones pay, as on AWS (default); 1: only one, as on GCP")
+    parser.add_argument("--rack-map", action="append", default=[], metavar="CIDR=RACK",
+                        help="rack of client hosts without client.rack (repeatable), "
+                             "e.g. --rack-map 10.0.1.0/24=az1")
     parser.set_defaults(func=run)
 
 
@@ -37,12 +49,27 @@ def run(args: argparse.Namespace) -> int:
     from confluent_kafka.admin import AdminClient
 
     from agent.audit import render_table, run_audit
+    from agent.costconfig import HostRacks
     from agent.daemon.planning import streams_setup
     from agent.settings import load_settings
 
     if not (args.bootstrap or os.environ.get("RACKWISE_BOOTSTRAP") or args.config):
         raise RackwiseError("no cluster given: pass --bootstrap B or set RACKWISE_BOOTSTRAP")
+    if args.window is not None and args.window < 0:
+        raise RackwiseError("--window must be >= 0 seconds")
+    if args.price_per_gb is not None and args.price_per_gb < 0:
+        raise RackwiseError("--price-per-gb must be >= 0")
     settings = load_settings(args.config, bootstrap=args.bootstrap)
+    traffic = settings.traffic
+    if args.window is not None:
+        traffic = traffic.model_copy(update={"window_s": args.window})
+    cost = settings.cost.model_copy(update={
+        k: v for k, v in (("price_per_gb", args.price_per_gb),
+                          ("billed_directions", args.billed_directions)) if v is not None
+    })
+    if args.rack_map:
+        cost = cost.model_copy(update={
+            "host_racks": {**cost.host_racks, **HostRacks.from_args(args.rack_map)}})
     admin = AdminClient(settings.client_config())
     planner = settings.planner
 
@@ -50,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         found = streams_setup(group_id, planner).get("topology")
         return found if isinstance(found, Mapping) else None
 
-    audits = run_audit(admin, args.group, args.timeout, topology, planner.streams_config)
+    audits = run_audit(admin, args.group, args.timeout, topology, planner.streams_config,
+                       client_config=settings.client_config(), traffic=traffic, cost=cost)
     if args.json:
         rows = []
         for a in audits:

@@ -26,6 +26,10 @@ def register(subparsers: Any) -> None:
     run_p.add_argument("--plans-topic", help="default: rackwise.plans")
     run_p.add_argument("--metrics-topic", help="default: rackwise.crt-metrics")
     run_p.add_argument("--watermark", help="event-time watermark delay (default: 10 minutes)")
+    run_p.add_argument("--price-per-gb", type=float, metavar="USD",
+                       help="$ per GB crossing racks, per billed direction (default 0.01)")
+    run_p.add_argument("--billed-directions", type=int, choices=(1, 2),
+                       help="2: both zones pay, as on AWS (default); 1: as on Google Cloud")
     run_p.add_argument("--timeout", type=float,
                        help="stop after this many seconds (with --available-now: give up, exit 1)")
     run_p.set_defaults(func=run)
@@ -39,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     given = {"bootstrap": args.bootstrap, "output": args.output, "master": args.master,
              "checkpoint": args.checkpoint, "plans_topic": args.plans_topic,
-             "metrics_topic": args.metrics_topic, "watermark": args.watermark}
+             "metrics_topic": args.metrics_topic, "watermark": args.watermark,
+             "price_per_gb": args.price_per_gb, "billed_directions": args.billed_directions}
     settings = MetricsSettings(**{k: v for k, v in given.items() if v is not None})
     try:
         counters = run_job(settings, available_now=args.available_now, timeout=args.timeout)

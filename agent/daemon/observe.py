@@ -1,8 +1,10 @@
 """Observe mode in the daemon: audit live groups on a timer, export and publish the result.
 
 Every ``observe.interval_s`` the observer thread runs agent.audit over the groups matching
-``observe.groups``, sets the Prometheus gauges (cross-rack partitions actual / best per
-group) and, for a measured group whose subscriptions partition this agent owns (so that of
+``observe.groups``, sets the Prometheus gauges (cross-rack partitions, cross-rack bytes/s and
+their price per month, actual / best / worst per group; traffic is sampled once per round, so
+bytes appear from the second round on) and, for a measured group whose subscriptions
+partition this agent owns (so that of
 several agents exactly one publishes it), writes two plans to the plans topic: the assignment
 the group runs (reason ``observed``) and the recommendation (reason ``recommended``).
 
@@ -15,6 +17,7 @@ generations and is never observed (its members do not join a classic group).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -23,12 +26,14 @@ from collections.abc import Callable, Mapping
 import structlog
 from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient
+from prometheus_client import Gauge
 
-from agent.audit import OK, GroupAudit, run_audit
+from agent.audit import MEASURED, STATUSES, GroupAudit, run_audit
 from agent.daemon.ops import Metrics
 from agent.daemon.planning import streams_setup
 from agent.routing import group_partition
 from agent.settings import AgentSettings
+from agent.traffic import TrafficEstimator
 from protocol.plan import AssignmentPlan
 
 log = structlog.get_logger("rackwise.observe")
@@ -39,6 +44,12 @@ def _fingerprint(audit: GroupAudit) -> str:
     for doc in plans:
         doc.pop("generation", None)
     return json.dumps(plans, sort_keys=True)
+
+
+def _drop(gauge: Gauge, *labels: str) -> None:
+    """Remove one labelled series if it is there (a group may never have had bytes)."""
+    with contextlib.suppress(KeyError):
+        gauge.remove(*labels)
 
 
 def observed_generation(last: int, now_ms: int) -> int:
@@ -63,6 +74,8 @@ class Observer:
         self.owns = owns
         self.plans_partitions = plans_partitions
         self.admin = admin or AdminClient(settings.client_config())
+        self.estimator = TrafficEstimator(self.admin, settings.client_config(), settings.traffic,
+                                          settings.observe.request_timeout_s)
         self.producer: Producer | None = None
         self._seen: dict[str, str] = {}
         self._generation: dict[str, int] = {}
@@ -104,12 +117,13 @@ class Observer:
             return found if isinstance(found, Mapping) else None
 
         audits = run_audit(
-            self.admin, pattern, s.observe.request_timeout_s, topology, s.planner.streams_config
+            self.admin, pattern, s.observe.request_timeout_s, topology, s.planner.streams_config,
+            client_config=s.client_config(), cost=s.cost, estimator=self.estimator,
         )
         self.rounds += 1
         self._export(audits)
         if s.observe.publish:
-            self._publish([a for a in audits if a.status == OK and self.owns(a.group)])
+            self._publish([a for a in audits if a.status in MEASURED and self.owns(a.group)])
         return audits
 
     def _export(self, audits: list[GroupAudit]) -> None:
@@ -125,11 +139,26 @@ class Observer:
             m.observed_actual.labels(*labels).set(a.cross_rack_actual)
             m.observed_best.labels(*labels).set(a.cross_rack_best)
             m.observed_partitions.labels(*labels).set(a.partitions)
+            m.observed_rack_unknown.labels(*labels).set(len(a.rack_unknown_members))
+            money = a.money()
+            for plan, rate in (("actual", a.cross_rack_bytes_actual),
+                               ("best", a.cross_rack_bytes_best),
+                               ("worst", a.cross_rack_bytes_worst)):
+                if rate is None:  # not measured this round (the first one, or a failure)
+                    _drop(m.observed_bytes, *labels, plan)
+                    _drop(m.observed_cost, *labels, plan)
+                    continue
+                m.observed_bytes.labels(*labels, plan).set(rate)
+                m.observed_cost.labels(*labels, plan).set(money[plan] or 0.0)
         for labels in self._gauged - live:  # a group gone or no longer measurable
-            for gauge in (m.observed_actual, m.observed_best, m.observed_partitions):
+            for gauge in (m.observed_actual, m.observed_best, m.observed_partitions,
+                          m.observed_rack_unknown):
                 gauge.remove(*labels)
+            for plan in ("actual", "best", "worst"):
+                _drop(m.observed_bytes, *labels, plan)
+                _drop(m.observed_cost, *labels, plan)
         self._gauged = live
-        for status in ("ok", "empty", "rebalancing", "unsupported", "undecodable", "error"):
+        for status in STATUSES:
             m.observed_groups.labels(status).set(statuses.get(status, 0))
 
     def _publish(self, audits: list[GroupAudit]) -> None:
@@ -168,6 +197,11 @@ class Observer:
                 generation=gen,
                 cross_rack_actual=a.cross_rack_actual,
                 cross_rack_best=a.cross_rack_best,
+                read_model=a.read_model,
+                cross_rack_bytes_per_s=a.cross_rack_bytes_actual,
+                cross_rack_bytes_per_s_best=a.cross_rack_bytes_best,
+                usd_per_month=a.money()["actual"],
+                rack_unknown_members=len(a.rack_unknown_members),
             )
         remaining = self.producer.flush(15)
         if remaining:

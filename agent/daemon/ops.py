@@ -90,6 +90,26 @@ class Metrics:
             "rackwise_observed_groups", "observe mode: groups seen, by audit status", ["status"],
             registry=r,
         )
+        self.observed_rack_unknown = Gauge(
+            "rackwise_observed_rack_unknown_members",
+            "observe mode: members with neither client.rack nor a host-map rack",
+            ["group", "kind"],
+            registry=r,
+        )
+        self.observed_bytes = Gauge(
+            "rackwise_observed_cross_rack_bytes_per_second",
+            "observe mode: bytes/s read across racks (plan: actual, best, worst; rack-unknown "
+            "members at their expected share, worst: all of theirs)",
+            ["group", "kind", "plan"],
+            registry=r,
+        )
+        self.observed_cost = Gauge(
+            "rackwise_observed_cross_rack_cost_dollars_per_month",
+            "observe mode: what those bytes cost per month at the configured price "
+            "(cost.price_per_gb x cost.billed_directions)",
+            ["group", "kind", "plan"],
+            registry=r,
+        )
         self.observe_errors = Counter(
             "rackwise_observe_errors_total", "observe rounds that failed", registry=r
         )

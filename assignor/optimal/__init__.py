@@ -1,10 +1,13 @@
 """``rack-optimal``: the cheapest assignment that keeps the sticky assignors' balance.
 
-Cost of giving partition p to member m = traffic_cost x weight(p) when no replica of p is in
-m's rack, + non_overlap_cost when p had another owner before. Solved exactly as a min-cost
+Cost of giving partition p to member m = traffic_cost x weight(p) x the share of p's bytes m
+reads across racks (assignor.cost: 1 or 0 for a member whose rack is known, following
+KIP-925 with follower fetching and the leader's rack without; (R-1)/R for a rack-unknown
+member), + non_overlap_cost when p had another owner before. Solved exactly as a min-cost
 flow over *aggregate* nodes: partitions that are interchangeable (same subscriber class,
-replica racks, weight and previous owner) form one supply node; they flow either straight to
-their previous owner or to a (class, rack) node that feeds every subscriber in that rack, then
+replica racks, leader rack, weight and previous owner) form one supply node; they flow either
+straight to their previous owner or to a (class, place) node that feeds every subscriber with
+that place (rack, and whether it reads from followers), then
 to the sink under the balance of assignor.optimal.balance. Within a (class, rack) node any split costs
 the same, so the decoder hands each member its own previous partitions first: the plan is
 sticky wherever stickiness is free.
@@ -19,10 +22,11 @@ weight reachable under the balance (per topic for ``range``, whose balance is pe
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from assignor.base import Result, Withheld
 from assignor.cluster import ClusterView, TopicPartition
+from assignor.cost import Place, fractions, place_of
 from assignor.errors import AssignorError, SolverError
 from assignor.model import Group, Member
 from assignor.optimal.balance import band, member_arcs
@@ -66,15 +70,16 @@ class _Problem:
     prev: Mapping[TopicPartition, str] = field(default_factory=dict)
 
 
-def _cross(racks: tuple[str, ...], rack: str | None) -> bool:
-    return bool(rack) and bool(racks) and rack not in racks
-
-
 def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     """Optimal assignment and its cost (in the problem's cost units)."""
     members = sorted(pb.members, key=lambda m: m.member_id)
     ids = [m.member_id for m in members]
-    rack_of = {m.member_id: m.rack for m in members}
+    rack_of = {m.member_id: place_of(pb.cluster, m.rack, m.location) for m in members}
+    cluster_racks = pb.cluster.all_racks()
+
+    def share(racks: tuple[str, ...], leader_rack: str | None, place: Place) -> float:
+        return fractions(racks, leader_rack, place, cluster_racks)[0]
+
     subs: dict[str, tuple[str, ...]] = {
         t: tuple(m.member_id for m in members if t in m.topics) for t in pb.topics
     }
@@ -86,8 +91,9 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     sizes = [sum(pb.cluster.partition_count(t) for t in classes[k]) for k in class_keys]
     bnd = band(ids, sizes, class_keys)
 
-    # interchangeable partitions: (class, racks, weight, previous owner if it can keep it)
-    groups: dict[tuple[int, tuple[str, ...], float, str], list[TopicPartition]] = {}
+    # interchangeable partitions: (class, racks, leader rack, weight, previous owner if it
+    # can keep it)
+    groups: dict[tuple[int, tuple[str, ...], str, float, str], list[TopicPartition]] = {}
     for ci, key in enumerate(class_keys):
         for t in classes[key]:
             for p in range(pb.cluster.partition_count(t)):
@@ -95,36 +101,40 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
                 owner = pb.prev.get(tp, "")
                 if owner and owner not in key:
                     owner = "?"  # had an owner that cannot keep it: any placement is a move
-                gk = (ci, pb.cluster.racks(t, p), pb.cluster.weight(tp), owner)
+                gk = (ci, pb.cluster.racks(t, p), pb.cluster.leader_rack(t, p) or "",
+                      pb.cluster.weight(tp), owner)
                 groups.setdefault(gk, []).append(tp)
     net = FlowNetwork()
     sink = net.add_node()
     node = {m: net.add_node() for m in ids}
-    rack_nodes: dict[tuple[int, str | None], int] = {}
+    rack_nodes: dict[tuple[int, Place], int] = {}
     for ci, key in enumerate(class_keys):
-        for r in sorted({rack_of[m] or "" for m in key}):
+        for place in sorted({rack_of[m] for m in key}, key=_place_key):
             rn = net.add_node()
-            rack_nodes[(ci, r or None)] = rn
+            rack_nodes[(ci, place)] = rn
             for m in key:
-                if (rack_of[m] or None) == (r or None):
+                if rack_of[m] == place:
                     net.add_arc(rn, node[m], sizes[ci], 0)
-    arc_tags: list[tuple[int, tuple[int, str | None] | str, int]] = []
+    arc_tags: list[tuple[int, tuple[int, Place] | str, int]] = []
     max_unit = 0
     group_keys = sorted(groups, key=lambda k: groups[k][0])
     for gi, gk in enumerate(group_keys):
-        ci, racks, weight, owner = gk
+        ci, racks, leader_rack, weight, owner = gk
         count = len(groups[gk])
         gn = net.add_node()
         net.set_supply(gn, count)
         moved = pb.move if owner else 0.0
         if owner and owner != "?":
-            cost = round(SCALE * pb.traffic * weight * _cross(racks, rack_of[owner]))
+            cost = round(SCALE * pb.traffic * weight * share(racks, leader_rack or None,
+                                                             rack_of[owner]))
             arc_tags.append((net.add_arc(gn, node[owner], count, cost), owner, gi))
             max_unit = max(max_unit, cost)
-        for (cj, rk), rn in sorted(rack_nodes.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        for (cj, rk), rn in sorted(rack_nodes.items(),
+                                   key=lambda kv: (kv[0][0], _place_key(kv[0][1]))):
             if cj != ci:
                 continue
-            cost = round(SCALE * (pb.traffic * weight * _cross(racks, rk) + moved))
+            cost = round(SCALE * (pb.traffic * weight * share(racks, leader_rack or None, rk)
+                                  + moved))
             arc_tags.append((net.add_arc(gn, rn, count, cost), (cj, rk), gi))
             max_unit = max(max_unit, cost)
     total = sum(sizes)
@@ -134,16 +144,10 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     member_arcs(net, node, sink, bnd, big)
     net.set_supply(sink, -(total - bnd.lo * len(ids)))
     sol = net.solve()
-    balance_cost: float = 0
-    if not bnd.uniform:
-        balance_cost = sum(
-            big * (k * k - bnd.lo * bnd.lo) for k in _loads_from(sol, net, bnd, node, sink)
-        )
-    total_cost = (sol.cost - balance_cost) / SCALE
 
     # decode: direct arcs to previous owners, then split each rack node's pool
     out: dict[str, list[TopicPartition]] = {m: [] for m in ids}
-    pools: dict[tuple[int, str | None], list[TopicPartition]] = {}
+    pools: dict[tuple[int, Place], list[TopicPartition]] = {}
     taken = [0] * len(group_keys)
     for arc, dest, gi in arc_tags:
         f = sol.flow(arc)
@@ -156,7 +160,7 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
         else:
             pools.setdefault(dest, []).extend(chunk)
     counts = _rack_flows(sol, net, rack_nodes, node)
-    for pool_key in sorted(pools, key=lambda k: (k[0], k[1] or "")):
+    for pool_key in sorted(pools, key=lambda k: (k[0], _place_key(k[1]))):
         pool = sorted(pools[pool_key])
         want = counts.get(pool_key, {})
         rest: list[TopicPartition] = []
@@ -171,38 +175,39 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
         for m in sorted(want):
             for _ in range(want[m]):
                 out[m].append(next(it))
-    return {m: sorted(v) for m, v in out.items()}, total_cost
+    # The cost is summed again from the decoded assignment, unrounded: the flow's integer
+    # costs are rounded to 1/SCALE, and a fractional share ((R-1)/R) must not drift.
+    total_cost = 0.0
+    for m, tps in out.items():
+        for tp in tps:
+            t, p = tp.topic, tp.partition
+            total_cost += pb.traffic * pb.cluster.weight(tp) * share(
+                pb.cluster.racks(t, p), pb.cluster.leader_rack(t, p), rack_of[m])
+            if pb.prev.get(tp, m) != m:
+                total_cost += pb.move
+    return {m: sorted(v) for m, v in out.items()}, round(total_cost, 9)
+
+
+def _place_key(place: Place) -> tuple[str, bool, str]:
+    """Sort key of a place: racks by name, the unknown place first (as "" sorted before)."""
+    return (place.location or "", place.reads_followers, place.source or "")
 
 
 def _rack_flows(
     sol: object,
     net: FlowNetwork,
-    rack_nodes: Mapping[tuple[int, str | None], int],
+    rack_nodes: Mapping[tuple[int, Place], int],
     node: Mapping[str, int],
-) -> dict[tuple[int, str | None], dict[str, int]]:
+) -> dict[tuple[int, Place], dict[str, int]]:
     by_node = {v: k for k, v in rack_nodes.items()}
     member_of = {v: k for k, v in node.items()}
     flows = sol.flows  # type: ignore[attr-defined]
-    out: dict[tuple[int, str | None], dict[str, int]] = {}
+    out: dict[tuple[int, Place], dict[str, int]] = {}
     for arc in range(net.num_arcs):
         tail, head = net.arc_ends(arc)
         if tail in by_node and flows[arc]:
             out.setdefault(by_node[tail], {})[member_of[head]] = int(flows[arc])
     return out
-
-
-def _loads_from(
-    sol: object, net: FlowNetwork, bnd: object, node: Mapping[str, int], sink: int
-) -> list[int]:
-    flows = sol.flows  # type: ignore[attr-defined]
-    member_of = {v: k for k, v in node.items()}
-    extra = dict.fromkeys(node, 0)
-    for arc in range(net.num_arcs):
-        tail, head = net.arc_ends(arc)
-        if head == sink and tail in member_of:
-            extra[member_of[tail]] += int(flows[arc])
-    lo = bnd.lo  # type: ignore[attr-defined]
-    return [lo + e for e in extra.values()]
 
 
 def assign_rack_optimal(group: Group, config: OptimalConfig | None = None) -> Result:
@@ -247,3 +252,24 @@ def lower_bound(group: Group, *, per_topic: bool = False) -> float:
         subs = [m for m in group.members if t in m.topics]
         total += solve(_Problem(group.cluster, subs, [t], 1.0, 0.0))[1]
     return total
+
+
+def lower_bound_bytes(group: Group) -> float | None:
+    """The least cross-rack bytes/s reachable under the balance, or None when the cluster
+    view carries no measured traffic.
+
+    The same flow as :func:`lower_bound` with measured bytes/s as the weights. They are
+    scaled so the largest is 10**6 first: raw bytes/s (up to ~10**9) times the flow's
+    integer scale could overflow its int64 costs.
+    """
+    view = group.cluster
+    rates = {tp: view.traffic(tp) for t in group.subscribed_topics() for tp in view.partitions(t)}
+    measured = {tp: r for tp, r in rates.items() if r is not None}
+    if not measured:
+        return None
+    top = max(measured.values())
+    if top <= 0:
+        return 0.0
+    scale = 1e6 / top
+    scaled = replace(view, weights={tp: r * scale for tp, r in measured.items()})
+    return round(lower_bound(replace(group, cluster=scaled)) / scale, 3)

@@ -70,6 +70,35 @@ def streams_plan(group: str, generation: int, *, minute: float) -> AssignmentPla
     )
 
 
+def measured_plan(group: str, generation: int, *, minute: float) -> AssignmentPlan:
+    """A plan with measured traffic, written out by hand: m1 (az1, client.rack) reads orders-0
+    locally (1,000 B/s) and orders-1 from az2 (3,000 B/s); m2 has no rack and reads orders-2
+    (900 B/s) from its leader in az1, 2/3 of it expected across racks (600 B/s)."""
+    def part(n: int, racks: list[str], source: str, rate: float, cross_bytes: float,
+             cross: bool) -> PartitionPlan:
+        return PartitionPlan(topic="orders", partition=n, replica_racks=racks, cross_rack=cross,
+                             bytes_per_s=rate, source_rack=source,
+                             cross_rack_bytes_per_s=cross_bytes)
+
+    members = [
+        MemberPlan(member_id="m1", rack="az1", location="az1", rack_source="client.rack",
+                   reads_from="nearest-replica",
+                   partitions=[part(0, ["az1", "az2"], "az1", 1000.0, 0.0, False),
+                               part(1, ["az2"], "az2", 3000.0, 3000.0, True)]),
+        MemberPlan(member_id="m2", rack=None, rack_source="unknown", reads_from="leader",
+                   partitions=[part(2, ["az1"], "az1", 900.0, 600.0, False)]),
+    ]
+    return AssignmentPlan(
+        group_id=group, generation=generation, reason="observed", assignor="range",
+        created_at=T0 + timedelta(minutes=minute), members=members,
+        summary=PlanSummary(partitions=3, cross_rack_partitions=1, traffic_cost=1.667,
+                            lower_bound=0.667, max_load=2, min_load=1, bytes_per_s=4900.0,
+                            cross_rack_bytes_per_s=3600.0, cross_rack_bytes_per_s_worst=3900.0,
+                            lower_bound_bytes_per_s=600.0, rack_unknown_members=1,
+                            follower_fetching=True),
+    )
+
+
 def produce(bootstrap: str, topic: str, records: Iterable[tuple[str, bytes | str | None]]) -> None:
     producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True})
     for key, value in records:
@@ -95,12 +124,13 @@ def expected_plan_row(p: AssignmentPlan) -> dict[str, object]:
 
 
 def expected_pairs(p: AssignmentPlan) -> dict[tuple[str, str], tuple[int, float]]:
-    """(source rack, member rack) -> (partitions, weight); source = first sorted replica rack."""
+    """(source rack, member rack) -> (partitions, weight); source = the plan's source_rack,
+    or for older plans the first sorted replica rack of a cross-rack partition."""
     out: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0.0])
     for m in p.members:
         for x in m.partitions:
-            dest = m.rack or "unknown"
-            src = sorted(x.replica_racks)[0] if x.cross_rack else dest
+            dest = m.location or m.rack or "unknown"
+            src = x.source_rack or (sorted(x.replica_racks)[0] if x.cross_rack else dest)
             out[(src, dest)][0] += 1
             out[(src, dest)][1] += x.weight
     return {k: (int(v[0]), v[1]) for k, v in out.items()}

@@ -13,7 +13,14 @@ from confluent_kafka import Consumer
 
 from metrics import sinks
 from metrics.job import run_available_now
-from tests.spark.plans import expected_pairs, expected_plan_row, plan, produce, streams_plan
+from tests.spark.plans import (
+    expected_pairs,
+    expected_plan_row,
+    measured_plan,
+    plan,
+    produce,
+    streams_plan,
+)
 from tests.support.kafkautil import create_topic
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(300)]
@@ -85,16 +92,18 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
         "b2": ("az3", [(1, ["az1", "az2"], 4.0), (2, ["az3"], 1.0), (3, ["az3"], 1.0)]),
     }, minute=1.5, moved=1)
     gs3 = streams_plan("gs", 3, minute=2.0)
-    published = [ga1, ga2, gb5, gs3]
+    gm7 = measured_plan("gm", 7, minute=2.5)
+    published = [ga1, ga2, gb5, gs3, gm7]
+    sent = [ga1, ga2, ga1, gb5, gs3, gm7]
     # ga1 is published twice (a retried send): it must count once in every figure.
-    produce(bootstrap, topics[0], [(p.group_id, p.to_json()) for p in [ga1, ga2, ga1, gb5, gs3]])
+    produce(bootstrap, topics[0], [(p.group_id, p.to_json()) for p in sent])
 
     counters = _run(bootstrap, tmp_path, topics, spark)
-    assert counters["plans"] == 5 and counters["rejected"] == 0
-    assert counters["partitions"] == 4 + 4 + 4 + 4 + 3
+    assert counters["plans"] == 6 and counters["rejected"] == 0
+    assert counters["partitions"] == 4 + 4 + 4 + 4 + 3 + 3
 
     plans, pairs = _latest(spark, tmp_path / "out")
-    assert len(plans) == 4
+    assert len(plans) == 5
     for p in published:
         row = next(r for r in plans if (r["group_id"], r["generation"]) == (p.group_id, p.generation))
         for key, want in expected_plan_row(p).items():
@@ -109,24 +118,38 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
     gs_row = next(r for r in plans if r["group_id"] == "gs")
     assert (gs_row["kind"], gs_row["standby_rack_diversity"], gs_row["load_spread"]) == \
         ("streams", 2.0, 1)
+    # bytes and money: summed from the partitions, priced at $0.01/GB x 2 directions
+    gm = next(r for r in plans if r["group_id"] == "gm")
+    month = 730 * 3600 / 2**30 * 0.02
+    assert (gm["bytes_per_s"], gm["cross_rack_bytes_per_s"], gm["rack_unknown_members"]) == (
+        4900.0, 3600.0, 1)
+    assert gm["usd_per_month"] == pytest.approx(round(3600 * month, 2))
+    assert gm["usd_per_month_best"] == pytest.approx(round(600 * month, 2))
+    assert gm["usd_per_month_worst"] == pytest.approx(round(3900 * month, 2))
+    assert ga1_row["bytes_per_s"] is None and ga1_row["usd_per_month"] is None
+    gm_pairs = {(r["source_rack"], r["member_rack"]): r["cross_rack_bytes_per_s"]
+                for r in pairs if r["group_id"] == "gm"}
+    assert gm_pairs == {("az1", "az1"): 0.0, ("az2", "az1"): 3000.0, ("az1", "unknown"): 600.0}
 
     windows = _windows(spark, tmp_path / "out")
     assert set(windows) == {("1 minute", "ga", "12:00"), ("1 minute", "gb", "12:01"),
-                            ("1 minute", "gs", "12:02"), ("1 hour", "ga", "12:00"),
-                            ("1 hour", "gb", "12:00"), ("1 hour", "gs", "12:00")}
+                            ("1 minute", "gs", "12:02"), ("1 minute", "gm", "12:02"),
+                            ("1 hour", "ga", "12:00"), ("1 hour", "gb", "12:00"),
+                            ("1 hour", "gs", "12:00"), ("1 hour", "gm", "12:00")}
+    assert windows[("1 hour", "gm", "12:00")]["last_usd_per_month"] == gm["usd_per_month"]
     ga_minute = windows[("1 minute", "ga", "12:00")]
     assert (ga_minute["plans"], ga_minute["last_generation"], ga_minute["moved_partitions"]) == (2, 2, 2)
     assert (ga_minute["max_cross_rack_partitions"], ga_minute["last_cross_rack_partitions"]) == (2, 0)
     assert windows[("1 hour", "gb", "12:00")]["plans"] == 1
 
     # the metrics topic: one plan message per record, keyed by group/generation, same figures
-    want = 5 + sum(len(expected_pairs(p)) for p in [ga1, ga2, ga1, gb5, gs3]) + len(windows)
+    want = len(sent) + sum(len(expected_pairs(p)) for p in sent) + len(windows)
     messages = _consume(bootstrap, topics[1], want)
     values = [json.loads(m.value()) for m in messages]
     assert len(messages) == want
     plan_msgs = {m.key().decode(): v for m, v in zip(messages, values, strict=True)
                  if v["type"] == "plan"}
-    assert set(plan_msgs) == {"plan/ga/1", "plan/ga/2", "plan/gb/5", "plan/gs/3"}
+    assert set(plan_msgs) == {"plan/ga/1", "plan/ga/2", "plan/gb/5", "plan/gs/3", "plan/gm/7"}
     assert plan_msgs["plan/gb/5"]["cross_rack_partitions"] == 1
     assert plan_msgs["plan/gb/5"]["cross_rack_weight"] == 4.0
     assert sum(v["type"] == "window" for v in values) == len(windows)

@@ -121,10 +121,13 @@ class ConsumerGroup:
 
 
 class StreamsApps:
-    """One CountApp process per rack (1 thread, 1 standby, min_traffic), same application id."""
+    """One CountApp process per rack (1 thread, 1 standby, min_traffic), same application id.
+
+    ``group_protocol="streams"`` joins a KIP-1071 streams group instead (the broker's
+    assignor and standby setting then apply)."""
 
     def __init__(self, bootstrap: str, app_id: str, racks: Sequence[str], topic: str,
-                 output: str) -> None:
+                 output: str, group_protocol: str = "classic") -> None:
         java = javaharness._require("java")
         cp = javaharness.classpath(STREAMS_APP)
         self.app_id = app_id
@@ -138,7 +141,7 @@ class StreamsApps:
             self._stderr.append(err)
             proc = subprocess.Popen(
                 [java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", cp, STREAMS_MAIN,
-                 bootstrap, app_id, rack, topic, output],
+                 bootstrap, app_id, rack, topic, output, group_protocol],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True,
             )
             self.procs.append((rack, proc))

@@ -6,15 +6,16 @@ from __future__ import annotations
 import itertools
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from assignor.cluster import TopicPartition
+from assignor.cluster import ClusterView, TopicPartition
 from assignor.generate import generate
-from assignor.model import Group
+from assignor.model import Group, Member
 from assignor.optimal import OptimalConfig, assign_rack_optimal, lower_bound
 from assignor.ownership import previous_owners
 from assignor.registry import ASSIGNORS, plan_group
@@ -105,11 +106,49 @@ def test_invariants(name: str, s: int) -> None:
         assert plan.summary.traffic_cost >= plan.summary.lower_bound - 1e-9, f"seed={s}"
 
 
+def _share(group: Group, tp: TopicPartition, member: Member) -> float:
+    """Share of a partition's bytes a member reads across racks, written out independently of
+    assignor.cost: KIP-392 decides the replica, a rack-unknown member costs (R-1)/R."""
+    view = group.cluster
+    replicas = view.replicas(tp.topic, tp.partition)
+    leader = view.leaders.get(tp, replicas[0] if replicas else None)
+    leader_rack = view.brokers.get(leader) if leader is not None else None
+    replica_racks = {view.brokers.get(b) for b in replicas} - {None}
+    if member.rack and view.follower_fetching:
+        return float(bool(replica_racks) and member.rack not in replica_racks)
+    where = member.rack or member.location
+    if where:
+        return float(leader_rack is not None and leader_rack != where)
+    cluster_racks = set(view.brokers.values()) - {None}
+    if leader_rack is None or not cluster_racks:
+        return 0.0
+    return (len(cluster_racks) - 1) / len(cluster_racks)
+
+
+def _with_read_model(group: Group, rng: random.Random) -> Group:
+    """The same group, sometimes without follower fetching, with leaders that are not the
+    first replica, and with rackless members placed by a host map."""
+    view = group.cluster
+    leaders = {
+        tp: rng.choice(view.replicas(tp.topic, tp.partition))
+        for t in view.topics for tp in view.partitions(t)
+        if view.replicas(tp.topic, tp.partition) and rng.random() < 0.5
+    }
+    view = ClusterView(view.brokers, view.topics, view.weights, leaders,
+                       follower_fetching=rng.random() < 0.5)
+    racks = view.all_racks() or ("az1",)
+    members = tuple(
+        replace(m, location=rng.choice(racks)) if not m.rack and rng.random() < 0.5 else m
+        for m in group.members
+    )
+    return Group(group.group_id, members, view, group.generation, group.reason, group.config)
+
+
 def _brute_force(group: Group, traffic: float, move: float) -> float:
     """Minimum cost by enumeration: most balanced load vector first (min sum of squares)."""
     tps = [tp for t in group.subscribed_topics() for tp in group.cluster.partitions(t)]
     ids = [m.member_id for m in group.members]
-    rack = {m.member_id: m.rack for m in group.members}
+    by_id = {m.member_id: m for m in group.members}
     subs = [[m.member_id for m in group.members if tp.topic in m.topics] for tp in tps]
     prev = previous_owners(
         group.members, {t: group.cluster.partition_count(t) for t in group.subscribed_topics()}
@@ -120,8 +159,7 @@ def _brute_force(group: Group, traffic: float, move: float) -> float:
         sq = sum(x * x for x in loads)
         cost = 0.0
         for tp, m in zip(tps, choice, strict=True):
-            if group.cluster.is_cross_rack(tp.topic, tp.partition, rack[m]):
-                cost += traffic * group.cluster.weight(tp)
+            cost += traffic * group.cluster.weight(tp) * _share(group, tp, by_id[m])
             if tp in prev and prev[tp] != m:
                 cost += move
         key = (sq, round(cost, 9))
@@ -142,7 +180,7 @@ def test_rack_optimal_equals_brute_force(s: int, traffic: float, move: float) ->
     doc = _scenario(s, max_partitions=7)
     # keep the enumeration small: at most 7 partitions over at most 4 members
     doc["group"]["members"] = doc["group"]["members"][: rng.randint(1, 4)]
-    group = load_group(doc)
+    group = _with_read_model(load_group(doc), rng)
     target = assign_rack_optimal(group, OptimalConfig(traffic, move, cooperative=False)).target()
     prev = previous_owners(
         group.members, {t: group.cluster.partition_count(t) for t in group.subscribed_topics()}
@@ -150,8 +188,7 @@ def test_rack_optimal_equals_brute_force(s: int, traffic: float, move: float) ->
     cost = 0.0
     for m in group.members:
         for tp in target[m.member_id]:
-            if group.cluster.is_cross_rack(tp.topic, tp.partition, m.rack):
-                cost += traffic * group.cluster.weight(tp)
+            cost += traffic * group.cluster.weight(tp) * _share(group, tp, m)
             if tp in prev and prev[tp] != m.member_id:
                 cost += move
     assert cost == pytest.approx(_brute_force(group, traffic, move)), f"seed={s}"

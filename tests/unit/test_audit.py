@@ -18,6 +18,7 @@ from agent.audit import (
     EMPTY,
     ERROR,
     OK,
+    RACK_UNKNOWN,
     REBALANCING,
     UNDECODABLE,
     UNSUPPORTED,
@@ -106,12 +107,21 @@ def test_random_groups_count_like_an_independent_count(version: int) -> None:
         parts[rng.choice(ids)].append(("t", p))
     members = tuple(_member(m, racks[m], ["t"], parts[m], version) for m in ids)
     out = audit_group(_group(members), _describe(placement))
+    assert out.actual is not None and out.best is not None
+    if version < 3:
+        # v0-v2 carry no rack: never free. Every member reads from the leader from a host
+        # somewhere: expected 2/3 of each partition crosses racks (3 racks), worst all of it.
+        assert out.status == RACK_UNKNOWN and out.advice and "client.rack" in out.advice
+        assert out.cross_rack_actual == 0 and out.rack_unknown_partitions == n
+        assert out.rack_unknown_members == tuple(sorted(ids))
+        assert out.actual.summary.traffic_cost == pytest.approx(n * 2 / 3)
+        assert out.best.summary.lower_bound == pytest.approx(n * 2 / 3)
+        return
     assert out.status == OK
-    # v0-v2 carry no rack: nothing can be called cross-rack (KIP-925 unknown rack).
-    expected = _cross(parts, racks, placement) if version >= 3 else 0
+    expected = _cross(parts, racks, placement)
     assert out.cross_rack_actual == expected
     assert out.cross_rack_best is not None and out.cross_rack_best <= expected
-    assert out.best is not None and out.best.summary.lower_bound == out.cross_rack_best
+    assert out.best.summary.lower_bound == out.cross_rack_best
 
 
 def test_other_protocol_types_empty_and_rebalancing_groups_are_reported() -> None:
@@ -242,3 +252,105 @@ def test_audit_without_a_cluster_is_a_one_line_error(
     assert main(["audit"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--bootstrap" in err
+
+
+def _kip848(members: list[tuple[str, str | None, list[int]]], state: str = "Stable") -> RawGroup:
+    from protocol.groupdescribe import (
+        AssignedTopic,
+        ConsumerGroupMember,
+        DescribedConsumerGroup,
+        MemberAssignment,
+    )
+
+    desc = DescribedConsumerGroup(group_id="g848", group_state=state, assignor_name="uniform",
+                                  members=[
+        ConsumerGroupMember(member_id=mid, rack_id=rack, client_host=f"/10.0.{i}.1",
+                            subscribed_topic_names=["t"],
+                            assignment=MemberAssignment([AssignedTopic(topic_name="t",
+                                                                       partitions=parts)]))
+        for i, (mid, rack, parts) in enumerate(members)])
+    return RawGroup("g848", group_type="consumer", state=state, protocol_type="consumer",
+                    described=desc)
+
+
+def test_kip848_group_is_measured_from_consumer_group_describe() -> None:
+    placement = {"t": [[2], [1]]}
+    out = audit_group(_kip848([("a", "az1", [0]), ("b", "az2", [1])]), _describe(placement))
+    assert (out.status, out.kind, out.group_type, out.protocol) == (OK, "consumer", "consumer",
+                                                                   "uniform")
+    assert (out.members, out.partitions, out.cross_rack_actual, out.cross_rack_best) == (2, 2, 2, 0)
+    assert out.read_model == "nearest-replica"
+
+
+def test_kip848_reconciling_group_is_rebalancing() -> None:
+    out = audit_group(_kip848([("a", "az1", [0])], state="Reconciling"), _describe({"t": [[1]]}))
+    assert out.status == REBALANCING and "Reconciling" in (out.error or "")
+
+
+def test_rackless_members_placed_by_the_host_map() -> None:
+    from agent.audit import AuditOptions
+    from agent.costconfig import HostRacks
+
+    # member a (host 10.0.0.1) has no rack; the map puts it in az2; t-0 is led from az1
+    placement = {"t": [[1, 2], [2]]}
+    raw = _kip848([("a", None, [0]), ("b", "az2", [1])])
+    unknown = audit_group(raw, _describe(placement))
+    assert unknown.status == RACK_UNKNOWN and unknown.rack_unknown_members == ("a",)
+    hosts = HostRacks.parse({"10.0.0.0/24": "az2"})
+    out = audit_group(raw, _describe(placement), options=AuditOptions(hosts=hosts))
+    assert out.status == OK and out.host_mapped_members == ("a",)
+    # a reads from the leader (az1), although a follower sits in its own rack
+    assert out.cross_rack_actual == 1 and out.advice and "client.rack" in out.advice
+    assert out.actual is not None
+    assert {m.member_id: m.rack_source for m in out.actual.members} == {
+        "a": "host-map", "b": "client.rack"}
+
+
+def test_kip1071_streams_group_is_measured_from_streams_group_describe() -> None:
+    from protocol.groupdescribe import (
+        DescribedStreamsGroup,
+        StreamsGroupMember,
+        StreamsTopology,
+        Subtopology,
+        TaskIds,
+        TasksAssignment,
+        TopicInfo,
+    )
+
+    placement = {"in": [[1], [1], [2], [2]], "app-store-changelog": [[1, 2, 3]] * 4}
+
+    def member(mid: str, rack: str, active: list[int]) -> StreamsGroupMember:
+        return StreamsGroupMember(member_id=mid, rack_id=rack, process_id=f"p-{mid}",
+                                  assignment=TasksAssignment(active_tasks=[TaskIds("0", active)]))
+
+    desc = DescribedStreamsGroup(group_id="app", group_state="Stable", topology=StreamsTopology(
+        subtopologies=[Subtopology("0", ["in"], state_changelog_topics=[
+            TopicInfo("app-store-changelog")])]),
+        members=[member("x", "az1", [2, 3]), member("y", "az2", [0, 1])])
+    raw = RawGroup("app", group_type="streams", state="Stable", protocol_type="streams",
+                   described=desc)
+    out = audit_group(raw, _describe(placement))
+    assert out.status == OK, out.error
+    assert (out.kind, out.members, out.partitions, out.cross_rack_actual, out.cross_rack_best) == (
+        "streams", 2, 4, 4, 0)
+    assert out.actual is not None
+    assert {m.rack: m.active_tasks for m in out.actual.members} == {
+        "az1": ["0_2", "0_3"], "az2": ["0_0", "0_1"]}
+
+
+def test_measured_traffic_in_the_table_and_json() -> None:
+    from assignor.cluster import TopicPartition
+
+    def describe(names):  # type: ignore[no-untyped-def]
+        return ClusterView(brokers=BROKERS, topics={"t": ((2,), (1,))},
+                           bytes_per_s={TopicPartition("t", 0): 3 * 2**20,
+                                        TopicPartition("t", 1): 2**20})
+
+    g = _group((_member("a", "az1", ["t"], [("t", 0)]), _member("b", "az2", ["t"], [("t", 1)])))
+    out = audit_group(g, describe)
+    row = out.to_json()
+    assert row["bytes_per_s"] == 4 * 2**20 and row["cross_rack_bytes_per_s_actual"] == 4 * 2**20
+    assert row["cross_rack_bytes_per_s_best"] == 0.0
+    assert row["usd_per_month_actual"] == pytest.approx(4 / 1024 * 730 * 3600 * 0.02, abs=0.01)
+    table = render_table([out])
+    assert "4.0 MiB/s" in table and "$205.31" in table

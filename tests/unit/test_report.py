@@ -129,3 +129,38 @@ def test_heat_map_compares_each_groups_worst_plan_with_its_latest(metrics_dir: P
     # orders-app: gen 1 has 4 cross-rack (its worst), gen 2 is the latest; billing has one plan
     assert [gens for _, gens in seen] == [[("billing<app>", 3), ("orders-app", 1)],
                                           [("billing<app>", 3), ("orders-app", 2)]]
+
+
+def test_money_and_rack_pair_bytes(tmp_path: Path) -> None:
+    """Plans with measured traffic: $/month actual vs best, and cross-rack bytes per pair."""
+    from metrics import report
+
+    root = tmp_path / "crt"
+    money = {"bytes_per_s": 3e6, "cross_rack_bytes_per_s": 2e6,
+             "cross_rack_bytes_per_s_worst": 3e6, "lower_bound_bytes_per_s": 5e5,
+             "usd_per_month": 97.89, "usd_per_month_best": 24.47, "usd_per_month_worst": 146.83,
+             "rack_unknown_members": 1}
+    _write(root, "plan_metrics", 0, [{**_plan("paying", 1, 0, 2, 2.0, 1.0), **money},
+                                     {**_plan("old", 1, 1, 1, 1.0, 1.0)}])
+    pairs = [{**_pair("paying", 1, 0, "az1", "az2", 2), "bytes_per_s": 2e6,
+              "cross_rack_bytes_per_s": 2e6},
+             {**_pair("paying", 1, 0, "az1", "az1", 1), "bytes_per_s": 1e6,
+              "cross_rack_bytes_per_s": 0.0}]
+    _write(root, "rack_pairs", 0, pairs)
+    data = load(root)
+    assert data.plans.set_index("group_id").loc["old", "usd_per_month"] != \
+        data.plans.set_index("group_id").loc["old", "usd_per_month"]  # NaN: not measured
+    page = render(root, tmp_path / "report")
+    text = page.read_text()
+    for name in ("cost_per_group.png", "rack_pair_bytes.png"):
+        png = tmp_path / "report" / name
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f'src="{name}"' in text
+    assert "$97.89" in text and "$24.47" in text and "1.9 MiB/s" in text
+    latest = data.plans[data.plans.group_id == "paying"]
+    assert report.chart_cost_per_group(latest, tmp_path / "c.png").exists()
+
+
+def test_tables_of_an_older_job_still_render(metrics_dir: Path, tmp_path: Path) -> None:
+    page = render(metrics_dir, tmp_path / "report")  # no bytes columns at all
+    assert (tmp_path / "report" / "cost_per_group.png").exists()
+    assert "$" not in page.read_text().split("<tbody>")[1].split("</tbody>")[0]

@@ -1,0 +1,169 @@
+"""Real clients that count bytes themselves: the independent check of rackwise's traffic figures.
+
+* :class:`SteadyProducer` writes fixed-size records to chosen partitions at fixed rates
+  (uncompressed, so a record's bytes on disk are its payload plus batch overhead).
+* :class:`CountingConsumers` are librdkafka consumers with ``statistics.interval.ms``; each
+  statistics report gives, per partition, ``rxbytes`` (key + value bytes received) and
+  ``broker`` (the broker it currently fetches from: the leader, or with KIP-392 a follower).
+  :meth:`CountingConsumers.rates` turns two reports into bytes/s read in the client's own
+  rack and across racks, with the racks of the brokers from ``describe_cluster``: nothing of
+  rackwise is involved.
+
+Shared by tests/integration/test_cost.py and bench/bench_traffic.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from confluent_kafka import OFFSET_END, Consumer, Producer, TopicPartition
+
+
+class SteadyProducer:
+    """Records of ``size`` bytes to ``rates`` {partition: records/s}, until stopped."""
+
+    def __init__(self, bootstrap: str, topic: str, rates: Mapping[int, float],
+                 size: int = 1000, compression: str = "none") -> None:
+        self.topic, self.rates, self.size = topic, dict(rates), size
+        self.compression = compression
+        self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
+                                  "compression.type": compression, "acks": "1"})
+        self.sent = dict.fromkeys(self.rates, 0)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="steady-producer", daemon=True)
+
+    def __enter__(self) -> SteadyProducer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self.producer.flush(10)
+
+    def _run(self) -> None:
+        # random bytes do not compress; with a codec, half of each record is zeros
+        payload = os.urandom(self.size) if self.compression == "none" else (
+            os.urandom(self.size // 2) + bytes(self.size - self.size // 2))
+        start = time.monotonic()
+        while not self._stop.wait(0.01):
+            elapsed = time.monotonic() - start
+            for p, rate in self.rates.items():
+                due = int(elapsed * rate) - self.sent[p]
+                for _ in range(max(0, due)):
+                    self.producer.produce(self.topic, payload, partition=p)
+                self.sent[p] += max(0, due)
+            self.producer.poll(0)
+
+    def bytes_per_s(self) -> dict[int, float]:
+        """The payload rate asked for, per partition."""
+        return {p: rate * self.size for p, rate in self.rates.items()}
+
+
+@dataclass(frozen=True)
+class Rates:
+    """What a set of consumers read per second, by their own statistics."""
+
+    total: float
+    cross_rack: float
+    by_partition: dict[tuple[str, int], float]
+    brokers: dict[tuple[str, int], int]  # partition -> broker fetched from
+
+
+class CountingConsumers:
+    """Consumers with librdkafka statistics; their latest per-partition counts are kept."""
+
+    def __init__(self, bootstrap: str, group: str | None, topics: Sequence[str],
+                 racks: Sequence[str | None], broker_racks: Mapping[int, str | None],
+                 extra: Sequence[Mapping[str, Any]] | None = None,
+                 assign: Sequence[Sequence[tuple[str, int]]] | None = None) -> None:
+        """``group``: subscribe as one group; or ``assign``: a fixed list per consumer."""
+        self.broker_racks = dict(broker_racks)
+        self.racks = list(racks)
+        self._lock = threading.Lock()
+        self._stats: dict[int, dict[tuple[str, int], tuple[int, int]]] = {}
+        self._owned: dict[int, list[int]] = {}
+        self.consumers: list[Consumer] = []
+        for i, rack in enumerate(racks):
+            conf: dict[str, Any] = {
+                "bootstrap.servers": bootstrap, "group.id": group or f"counting-{os.getpid()}-{i}",
+                "statistics.interval.ms": 500, "auto.offset.reset": "latest",
+                "enable.auto.commit": False, "fetch.wait.max.ms": 100,
+                "stats_cb": self._callback(i),
+            }
+            if rack:
+                conf["client.rack"] = rack
+            conf.update((extra or [{}] * len(racks))[i])
+            c = Consumer(conf)
+            if assign is not None:
+                c.assign([TopicPartition(t, p, OFFSET_END) for t, p in assign[i]])
+            else:
+                c.subscribe(list(topics))
+            self.consumers.append(c)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="counting-consumers", daemon=True)
+        self._thread.start()
+
+    def _callback(self, index: int) -> Any:
+        def on_stats(raw: str) -> None:
+            doc = json.loads(raw)
+            parts = {}
+            for topic, tdoc in doc.get("topics", {}).items():
+                for p, pdoc in tdoc.get("partitions", {}).items():
+                    if int(p) >= 0 and pdoc.get("fetch_state") == "active":
+                        parts[(topic, int(p))] = (int(pdoc["rxbytes"]), int(pdoc["broker"]))
+            with self._lock:
+                self._stats[index] = parts
+        return on_stats
+
+    def _poll(self) -> None:
+        # Only this thread touches the consumers: assignment() from another thread can wait
+        # for a poll in progress for a long time.
+        while not self._stop.is_set():
+            for i, c in enumerate(self.consumers):
+                c.poll(0.02)  # consumes, and fires the statistics callback
+                owned = sorted(tp.partition for tp in c.assignment())
+                with self._lock:
+                    self._owned[i] = owned
+
+    def owned(self) -> list[list[int]]:
+        with self._lock:
+            return [list(self._owned.get(i, [])) for i in range(len(self.consumers))]
+
+    def snapshot(self) -> dict[int, dict[tuple[str, int], tuple[int, int]]]:
+        with self._lock:
+            return {i: dict(parts) for i, parts in self._stats.items()}
+
+    def rates(self, seconds: float) -> Rates:
+        """Bytes/s over the next ``seconds``, split by whether the fetching broker is in the
+        consumer's own rack (a consumer without a rack is counted as reading across racks)."""
+        first, began = self.snapshot(), time.monotonic()
+        time.sleep(seconds)
+        last, took = self.snapshot(), time.monotonic() - began
+        total = cross = 0.0
+        by_partition: dict[tuple[str, int], float] = {}
+        brokers: dict[tuple[str, int], int] = {}
+        for i, parts in last.items():
+            for tp, (rx, broker) in parts.items():
+                before = first.get(i, {}).get(tp)
+                if before is None:
+                    continue
+                rate = (rx - before[0]) / took
+                total += rate
+                by_partition[tp] = by_partition.get(tp, 0.0) + rate
+                brokers[tp] = broker
+                if self.broker_racks.get(broker) != self.racks[i]:
+                    cross += rate
+        return Rates(total, cross, by_partition, brokers)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        for c in self.consumers:
+            c.close()
