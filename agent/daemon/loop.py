@@ -47,6 +47,7 @@ from agent.daemon.topics import ensure_topics, partition_counts
 from agent.daemon.worker import PlanWorker
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
+from agent.traffic import TrafficEstimator
 
 log = structlog.get_logger("rackwise.agent")
 
@@ -77,7 +78,8 @@ class Agent:
         self.subs_partitions = s.topics.partitions
         self.admin = AdminClient(s.client_config())
         self.watch = RackWatch(self.admin, s.metadata)
-        self.worker = PlanWorker(s, self.watch, self.metrics, self._events.put)
+        self.traffic = TrafficEstimator(self.admin, s.client_config(), s.traffic)
+        self.worker = PlanWorker(s, self.watch, self.metrics, self._events.put, self.traffic)
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
         self.consumer = Consumer(
             s.client_config(
@@ -463,6 +465,7 @@ class Agent:
             lambda: self._watched,
             self._events.put,
             self.metrics.metadata_errors.inc,
+            self.traffic.sample,
         )
 
     def health(self) -> tuple[bool, dict[str, Any]]:

@@ -124,15 +124,19 @@ def watch_racks(
     watched: Callable[[], Iterable[str]],
     emit: Callable[[RackChange], None],
     count_error: Callable[[], None],
+    sample_traffic: Callable[[Iterable[str]], object] | None = None,
 ) -> None:
     """The agent's metadata thread: refresh ``watched()`` every ``interval`` seconds until
-    ``stop``, handing each rack change to ``emit`` (the agent's event queue)."""
+    ``stop``, handing each rack change to ``emit`` (the agent's event queue), and sample the
+    partitions' traffic (offsets and log sizes) once per round when asked to."""
     while not stop.wait(interval):
         topics = watched()
         errors = watch.errors
         try:
             for change in watch.refresh(topics):
                 emit(change)
+            if sample_traffic is not None and topics:
+                sample_traffic(topics)
         except Exception as exc:  # never let one bad round end rack watching
             watch.errors += 1
             log.warning("metadata round failed", error=str(exc))

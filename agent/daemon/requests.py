@@ -67,8 +67,14 @@ class ServiceRequest:
         for name, count in self.topics:
             known = placement.topics.get(name, ())
             topics[name] = tuple(known[p] if p < len(known) else () for p in range(count))
-        weights = {tp: w for tp, w in placement.weights.items() if tp.topic in topics}
-        return ClusterView(dict(placement.brokers), topics, weights)
+
+        def inside(m: Mapping[TopicPartition, Any]) -> dict[TopicPartition, Any]:
+            return {tp: v for tp, v in m.items()
+                    if tp.topic in topics and tp.partition < len(topics[tp.topic])}
+
+        return ClusterView(dict(placement.brokers), topics, inside(placement.weights),
+                           inside(placement.leaders), placement.follower_fetching,
+                           inside(placement.bytes_per_s))
 
 
 class RequestReader:

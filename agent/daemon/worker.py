@@ -41,6 +41,7 @@ from agent.daemon.planning import PlanJob, compute_plan, cross_rack_count
 from agent.daemon.rackwatch import RackWatch
 from agent.routing import group_partition, member_key
 from agent.settings import AgentSettings
+from agent.traffic import TrafficEstimator
 from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, AssignmentPlan
@@ -69,9 +70,11 @@ class PlanWorker:
         watch: RackWatch,
         metrics: Metrics,
         results: Callable[[LoopEvent], None],
+        traffic: TrafficEstimator | None = None,
     ) -> None:
         self.settings = settings
         self.watch = watch
+        self.traffic = traffic
         self.metrics = metrics
         self.results = results
         self.plans_partitions = settings.topics.partitions
@@ -256,6 +259,8 @@ class PlanWorker:
             try:
                 self.watch.ensure(job.topics)
                 view = self.watch.view(job.topics)
+                if self.traffic is not None:  # measured bytes/s as weights, the read model
+                    view = self.traffic.enrich(view)
                 ends = (
                     end_offsets(self.watch.admin, job.changelog_partitions(view),
                                 self.settings.metadata.request_timeout_s)
