@@ -256,7 +256,10 @@ class PlanWorker:
         by_partition: dict[int, list[tuple[PlanJob, AssignmentPlan | None, str | None]]] = {}
         for job in jobs:
             try:
-                self.watch.ensure(job.topics)
+                if job.request is not None:
+                    self.watch.current(job.topics)  # the placement now, not a cached one
+                else:
+                    self.watch.ensure(job.topics)
                 view = self.watch.view(job.topics)
                 ends = (
                     end_offsets(self.watch.admin, job.changelog_partitions(view),
