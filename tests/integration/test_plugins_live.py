@@ -415,6 +415,7 @@ def _restart(bed: Any, node: int) -> None:
     raise RuntimeError(f"broker {node} did not come back; run `rackwise testbed up`")
 
 
+@pytest.mark.timeout(360)  # a broker restart alone took up to 70 s on a busy two-core machine
 def test_replica_move_replans_both_protocols_and_a_bounce_moves_nothing(
     bootstrap: str, admin: Any, unique_name: str, service: Service
 ) -> None:
