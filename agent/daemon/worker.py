@@ -257,7 +257,10 @@ class PlanWorker:
         by_partition: dict[int, list[tuple[PlanJob, AssignmentPlan | None, str | None]]] = {}
         for job in jobs:
             try:
-                self.watch.ensure(job.topics)
+                if job.request is not None:
+                    self.watch.current(job.topics)  # the placement now, not a cached one
+                else:
+                    self.watch.ensure(job.topics)
                 view = self.watch.view(job.topics)
                 if self.traffic is not None:  # measured bytes/s as weights, the read model
                     view = self.traffic.enrich(view)

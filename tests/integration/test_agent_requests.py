@@ -195,3 +195,54 @@ def test_requests_go_only_to_the_partition_owner(bootstrap: str, admin: Any,
                                                timeout=10) == (0, 0)
         finally:
             probe.close()
+
+
+def test_a_request_is_planned_on_the_replica_racks_of_now(
+    bootstrap: str, admin: Any, unique_name: str
+) -> None:
+    """A plug-in asks when replica racks have just changed (KIP-881, KIP-1101): the answer must
+    use the placement of now, not the agent's last metadata round (interval_s, 60 s here)."""
+    from kafka import TopicPartition as KafkaTopicPartition
+    from kafka.admin import KafkaAdminClient
+
+    topic = f"{unique_name}-data"
+    create_topic(admin, topic, PLACEMENT)
+    settings = isolated_settings(bootstrap, unique_name, metadata={"interval_s": 60.0})
+    parts = settings.topics.partitions
+    producer = Producer({"bootstrap.servers": bootstrap})
+    replies = Replies(bootstrap, [settings.topics.plans, settings.topics.deadletter])
+    kadmin = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
+
+    def racks_of_p0() -> list[str]:
+        rid = str(uuid.uuid4())
+        producer.produce(settings.topics.requests, key=b"app", value=_request(topic, "consumer"),
+                         partition=group_partition("app", parts),
+                         headers=[(REQUEST_ID_HEADER, rid.encode()), (KIND_HEADER, b"consumer")])
+        producer.flush(10)
+        plan = AssignmentPlan.from_json(replies.wait(rid).value())
+        return next(list(p.replica_racks) for m in plan.members for p in m.partitions
+                    if p.partition == 0)
+
+    with AgentThread(settings) as agent:
+        agent.wait_ready()
+        deadline = time.monotonic() + 60
+        while len(agent.agent.health()[1]["serving_requests"]) < parts:
+            assert time.monotonic() < deadline, agent.agent.health()
+            time.sleep(0.2)
+        try:
+            assert racks_of_p0() == ["az1", "az2"]
+            result = kadmin.alter_partition_reassignments({KafkaTopicPartition(topic, 0): [1, 3]})
+            assert all(v is None for v in result.values()), result
+            deadline = time.monotonic() + 30
+            while True:
+                from confluent_kafka import TopicCollection
+
+                desc = admin.describe_topics(TopicCollection([topic]))[topic].result(15)
+                if [r.id for r in sorted(desc.partitions, key=lambda p: p.id)[0].replicas] == [1, 3]:
+                    break
+                assert time.monotonic() < deadline, "the move did not finish"
+                time.sleep(0.2)
+            assert racks_of_p0() == ["az1", "az3"]
+        finally:
+            kadmin.close()
+            replies.close()

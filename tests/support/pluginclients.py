@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -38,6 +39,34 @@ JVM_FLAGS = ("-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=
              "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS")
 
 TP = tuple[str, int]
+
+
+def ensure_plugin_jar() -> None:
+    """Build plugins/target/rackwise-plugins.jar if it is missing (``make plugins`` does it up
+    front), so a test never depends on a step someone forgot."""
+    if PLUGIN_JAR.is_file():
+        return
+    mvn = shutil.which("mvn")
+    if mvn is None:
+        raise javaharness.JavaBuildError("mvn is not on PATH: cannot build the plug-in jar")
+    proc = subprocess.run([mvn, "-B", "-q", "-f", str(javaharness.ROOT / "plugins" / "pom.xml"),
+                           "package"], capture_output=True, text=True, timeout=1200)
+    if proc.returncode != 0 or not PLUGIN_JAR.is_file():
+        raise javaharness.JavaBuildError(f"mvn package failed for plugins/:\n{proc.stdout[-4000:]}"
+                                         f"\n{proc.stderr[-4000:]}")
+
+
+def brokers_load_plugin(admin: Any, cls: str = "dev.rackwise.plugins.RackwiseGroupAssignor") -> bool:
+    """Whether every broker lists rackwise's KIP-848 assignor in group.consumer.assignors."""
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    for node in admin.describe_cluster(request_timeout=15).result(20).nodes:
+        resource = ConfigResource(ResourceType.BROKER, str(node.id))
+        for future in admin.describe_configs([resource], request_timeout=15).values():
+            entry = future.result(20).get("group.consumer.assignors")
+            if entry is None or cls not in (entry.value or ""):
+                return False
+    return True
 
 
 def wait_until(cond: Callable[[], Any], timeout: float, what: str, step: float = 0.2) -> Any:
@@ -91,6 +120,7 @@ class JavaConsumer:
         self._log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - kept open for the process
             prefix=f"rackwise-{self.name}-", suffix=".log", delete=False)
         self.log_path = self._log.name
+        ensure_plugin_jar()
         self.proc = subprocess.Popen(
             ["java", *JVM_FLAGS, "-cp", javaharness.classpath(PROJECT), MAIN, *args],
             stdout=subprocess.PIPE, stderr=self._log, text=True, bufsize=1,
@@ -234,6 +264,8 @@ class RdkafkaConsumer:
         return ClientView(self.member_id, self.rack, self.assignment(), self.fetches())
 
     def stop(self) -> None:
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._thread.join(10)
         self.consumer.close()
