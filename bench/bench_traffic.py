@@ -127,11 +127,13 @@ def bench_estimator(bootstrap: str, window: float, partitions: int,
             time.sleep(3)  # past the first batches; the consumer is caught up
             logs = _LogFiles(admin, topic, data_dir)
             estimator = TrafficEstimator(admin, {"bootstrap.servers": bootstrap})
+            # the files are read right after each sample, whose last step reads the sizes:
+            # the two windows then cover the same records even if the producer bursts
             estimator.sample([topic])
-            sent0, rx0, disk0, t0 = dict(steady.sent), wire.total(), logs.sizes(), time.monotonic()
+            disk0, t0, sent0, rx0 = logs.sizes(), time.monotonic(), dict(steady.sent), wire.total()
             time.sleep(window)
             estimator.sample([topic])
-            sent1, rx1, disk1, t1 = dict(steady.sent), wire.total(), logs.sizes(), time.monotonic()
+            disk1, t1, sent1, rx1 = logs.sizes(), time.monotonic(), dict(steady.sent), wire.total()
             wire.close()
         took = t1 - t0
         measured = {tp.partition: r for tp, r in estimator.rates().items()}

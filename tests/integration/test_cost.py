@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -21,7 +23,7 @@ from agent.costconfig import CostSettings
 from agent.traffic import TrafficSettings
 from tests.support.kafkautil import create_topic, rack_of_brokers
 from tests.support.liveclients import StreamsApps, make_topic, own_cross_rack, replica_racks
-from tests.support.trafficclients import CountingConsumers, SteadyProducer
+from tests.support.trafficclients import CountingConsumers, Rates, SteadyProducer
 
 pytestmark = pytest.mark.integration
 RACKS = ["az1", "az2", "az3"]
@@ -33,6 +35,14 @@ def _audit(admin: Any, bootstrap: str, group: str, window: float = 4.0,
     audits = run_audit(admin, group, client_config={"bootstrap.servers": bootstrap},
                        traffic=TrafficSettings(window_s=window), cost=cost)
     return next(a for a in audits if a.group == group)
+
+
+def _together(clients: Callable[[], Rates], audit: Callable[[], Any]) -> tuple[Rates, Any]:
+    """The clients' own count over a window that covers the audit's sampling window."""
+    with ThreadPoolExecutor(1) as pool:
+        counted = pool.submit(clients)
+        measured = audit()
+        return counted.result(), measured
 
 
 def _wait(predicate: Any, timeout: float, what: str) -> None:
@@ -64,8 +74,8 @@ def test_hot_partition_is_planned_local_and_cross_rack_bytes_fall(
         try:
             _wait(lambda: group.owned() == [[0, 3], [1, 4], [2, 5]], 60, "roundrobin assignment")
             time.sleep(3)  # KIP-392: followers take over after the first fetches
-            clients = group.rates(5.0)
-            audit = _audit(admin, bootstrap, unique_name)
+            clients, audit = _together(lambda: group.rates(7.0),
+                                       lambda: _audit(admin, bootstrap, unique_name))
         finally:
             group.close()
         assert audit.status == OK and audit.read_model == "nearest-replica"
@@ -114,9 +124,9 @@ def test_rackless_group_costs_money_and_says_what_to_set(
         try:
             _wait(lambda: sorted(map(len, group.owned())) == [1, 1, 1], 60, "3 members")
             time.sleep(2)
-            clients = group.rates(4.0)
-            audit = _audit(admin, bootstrap, unique_name)
-            placed = _audit(admin, bootstrap, unique_name, window=3.0,
+            clients, audit = _together(lambda: group.rates(6.0),
+                                       lambda: _audit(admin, bootstrap, unique_name))
+            placed = _audit(admin, bootstrap, unique_name, window=2.0,
                             cost=CostSettings(host_racks={"127.0.0.0/8": "az2"}))
         finally:
             group.close()

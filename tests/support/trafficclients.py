@@ -25,41 +25,63 @@ from typing import Any
 from confluent_kafka import OFFSET_END, Consumer, Producer, TopicPartition
 
 
+def _produce(bootstrap: str, topic: str, rates: dict[int, float], size: int, compression: str,
+             sent: Any, stop: Any) -> None:
+    """The producer process: records of ``size`` bytes at ``rates`` until ``stop`` is set."""
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
+                         "compression.type": compression, "acks": "1"})
+    # random bytes do not compress; with a codec, half of each record is zeros
+    payload = os.urandom(size) if compression == "none" else (
+        os.urandom(size // 2) + bytes(size - size // 2))
+    parts = sorted(rates)
+    done = [0] * len(parts)
+    start = time.monotonic()
+    while not stop.wait(0.01):
+        elapsed = time.monotonic() - start
+        for i, p in enumerate(parts):
+            due = int(elapsed * rates[p]) - done[i]
+            for _ in range(max(0, due)):
+                producer.produce(topic, payload, partition=p)
+            done[i] += max(0, due)
+            sent[i] = done[i]
+        producer.poll(0)
+    producer.flush(10)
+
+
 class SteadyProducer:
-    """Records of ``size`` bytes to ``rates`` {partition: records/s}, until stopped."""
+    """Records of ``size`` bytes to ``rates`` {partition: records/s}, until stopped.
+
+    It runs in its own process: in the test's process an audit's CPU work would hold the
+    GIL, the producer would fall behind and then burst, and two windows over the same
+    traffic would disagree.
+    """
 
     def __init__(self, bootstrap: str, topic: str, rates: Mapping[int, float],
                  size: int = 1000, compression: str = "none") -> None:
+        import multiprocessing
+
         self.topic, self.rates, self.size = topic, dict(rates), size
-        self.compression = compression
-        self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
-                                  "compression.type": compression, "acks": "1"})
-        self.sent = dict.fromkeys(self.rates, 0)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="steady-producer", daemon=True)
+        ctx = multiprocessing.get_context("spawn")  # no fork of librdkafka's threads
+        self._parts = sorted(self.rates)
+        self._sent = ctx.Array("q", len(self._parts))
+        self._stop = ctx.Event()
+        self._proc = ctx.Process(target=_produce, name="steady-producer", daemon=True, args=(
+            bootstrap, topic, self.rates, size, compression, self._sent, self._stop))
 
     def __enter__(self) -> SteadyProducer:
-        self._thread.start()
+        self._proc.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
-        self._thread.join(10)
-        self.producer.flush(10)
+        self._proc.join(20)
+        if self._proc.is_alive():
+            self._proc.kill()
 
-    def _run(self) -> None:
-        # random bytes do not compress; with a codec, half of each record is zeros
-        payload = os.urandom(self.size) if self.compression == "none" else (
-            os.urandom(self.size // 2) + bytes(self.size - self.size // 2))
-        start = time.monotonic()
-        while not self._stop.wait(0.01):
-            elapsed = time.monotonic() - start
-            for p, rate in self.rates.items():
-                due = int(elapsed * rate) - self.sent[p]
-                for _ in range(max(0, due)):
-                    self.producer.produce(self.topic, payload, partition=p)
-                self.sent[p] += max(0, due)
-            self.producer.poll(0)
+    @property
+    def sent(self) -> dict[int, int]:
+        """Records produced so far, per partition."""
+        return dict(zip(self._parts, self._sent[:], strict=True))
 
     def bytes_per_s(self) -> dict[int, float]:
         """The payload rate asked for, per partition."""
