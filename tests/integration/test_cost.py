@@ -74,8 +74,9 @@ def test_hot_partition_is_planned_local_and_cross_rack_bytes_fall(
         try:
             _wait(lambda: group.owned() == [[0, 3], [1, 4], [2, 5]], 60, "roundrobin assignment")
             time.sleep(3)  # KIP-392: followers take over after the first fetches
-            clients, audit = _together(lambda: group.rates(7.0),
-                                       lambda: _audit(admin, bootstrap, unique_name))
+            # Long windows: on a loaded machine the producer catches up in bursts.
+            clients, audit = _together(lambda: group.rates(12.0),
+                                       lambda: _audit(admin, bootstrap, unique_name, window=6.0))
         finally:
             group.close()
         assert audit.status == OK and audit.read_model == "nearest-replica"
@@ -124,8 +125,8 @@ def test_rackless_group_costs_money_and_says_what_to_set(
         try:
             _wait(lambda: sorted(map(len, group.owned())) == [1, 1, 1], 60, "3 members")
             time.sleep(2)
-            clients, audit = _together(lambda: group.rates(6.0),
-                                       lambda: _audit(admin, bootstrap, unique_name))
+            clients, audit = _together(lambda: group.rates(10.0),
+                                       lambda: _audit(admin, bootstrap, unique_name, window=6.0))
             placed = _audit(admin, bootstrap, unique_name, window=2.0,
                             cost=CostSettings(host_racks={"127.0.0.0/8": "az2"}))
         finally:
