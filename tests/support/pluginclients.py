@@ -183,8 +183,13 @@ class JavaConsumer:
                           self.fetches())
 
     def log(self) -> str:
-        with open(self.log_path, encoding="utf-8", errors="replace") as fh:
-            return fh.read()
+        """Kafka's and the plug-in's log (stderr); removed by stop() unless
+        RACKWISE_KEEP_CLIENT_LOGS is set."""
+        try:
+            with open(self.log_path, encoding="utf-8", errors="replace") as fh:
+                return fh.read()
+        except FileNotFoundError:
+            return ""
 
     def rackwise_lines(self) -> list[str]:
         """The plug-in's own log lines (one per assign() on this member, if it led)."""
@@ -204,10 +209,9 @@ class JavaConsumer:
                 self.proc.wait(10)
         self._reader.join(5)
         self._log.close()
-
-    def cleanup(self) -> None:
-        with contextlib.suppress(OSError):
-            os.unlink(self.log_path)
+        if not os.environ.get("RACKWISE_KEEP_CLIENT_LOGS"):  # set it to keep Kafka's logs
+            with contextlib.suppress(OSError):
+                os.unlink(self.log_path)
 
 
 class RdkafkaConsumer:
