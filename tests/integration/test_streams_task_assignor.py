@@ -13,8 +13,11 @@ c. a replica move of a source partition re-plans it (the leader's consumer sees 
    racks change, KIP-881, and rebalances): the task moves to a process in a rack that holds
    a replica;
 b. a fourth process with no state first gets warm-ups (shown as standbys in its own list) and
-   no stateful active, with a probing follow-up due; the probing rebalance, one interval later
-   (60 s, Kafka's minimum), moves warmed-up actives to it. Its standby restore is slowed to
+   no stateful active, with a probing follow-up due; a probing rebalance, one interval (60 s,
+   Kafka's minimum) after the plan before it, moves a warmed-up active to it. HA's balanced
+   target for the newcomer can change between rounds (its rack optimisation protects the
+   round-robin draft, not the warm-ups), so this can take one or two probing rounds, as in
+   Kafka's own HighAvailabilityTaskAssignor. Its standby restore is slowed to
    4 ms per record (TaskApp ``standby-ms-per-record``) so a warm-up outlasts the cooperative
    follow-up rebalance right after the join, and finishes well before the probing one;
 d. with the agent stopped, the next rebalance falls back to Kafka's StickyTaskAssignor (the
