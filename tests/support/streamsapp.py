@@ -53,7 +53,8 @@ class TaskAppInstance:
                  stateless: str | None = None, assignor: str = "rackwise",
                  state_dir: str | None = None, recovery_lag: int = 10_000,
                  probing_ms: int = 600_000, standbys: int = 1, standby_ms_per_record: int = 0,
-                 config: dict[str, str] | None = None, heap: str = "-Xmx192m") -> None:
+                 config: dict[str, str] | None = None, heap: str = "-Xmx192m",
+                 hold: bool = False) -> None:
         java = javaharness._require("java")
         cp = javaharness.classpath(STREAMS_APP) + ":" + str(build_plugin_jar())
         args = [f"bootstrap={bootstrap}", f"app={app}", f"rack={rack}", f"input={input}",
@@ -62,6 +63,8 @@ class TaskAppInstance:
                 f"standby-ms-per-record={standby_ms_per_record}"]
         if stateless:
             args.append(f"stateless={stateless}")
+        if hold:
+            args.append("hold=true")
         if state_dir:
             args.append(f"state-dir={state_dir}")
         for key, value in (config or {}).items():
@@ -88,6 +91,12 @@ class TaskAppInstance:
                 doc = json.loads(line)
                 with self._lock:
                     self.reports.append(doc)
+
+    def go(self) -> None:
+        """Start a client launched with ``hold=True`` (its JVM is already up)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("start\n")
+        self.proc.stdin.flush()
 
     def latest(self) -> dict[str, Any] | None:
         with self._lock:

@@ -37,7 +37,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code standby-ms-per-record=0}: when above 0, the standby update listener sleeps that long per
  * restored record, so a warm-up replica takes a predictable while to catch up (a large state in
  * miniature; the HA test needs it to outlast the cooperative follow-up rebalance that comes right
- * after a join, yet to finish before the probing rebalance).
+ * after a join, yet to finish before the probing rebalance), {@code hold=false}: when true the
+ * client is built but only started on the first stdin line (a JVM warmed up ahead of its join).
  *
  * <p>stdout: one JSON line whenever its own view of its tasks changes (and on each stdin line):
  * <pre>{"event":"tasks","ts_ms":...,"state":"RUNNING","process_id":"uuid","rack":"az1",
@@ -52,6 +53,7 @@ public final class TaskApp {
     public static void main(String[] args) throws Exception {
         String bootstrap = null, app = null, rack = null, input = null, stateless = null, output = null;
         String stateDir = null, assignor = "rackwise";
+        boolean hold = false;
         int standbys = 1, threads = 1;
         long recoveryLag = 10_000, probingMs = 600_000, standbyMsPerRecord = 0;
         List<String[]> extra = new ArrayList<>();
@@ -72,6 +74,7 @@ public final class TaskApp {
                 case "recovery-lag" -> recoveryLag = Long.parseLong(v);
                 case "probing-ms" -> probingMs = Long.parseLong(v);
                 case "standby-ms-per-record" -> standbyMsPerRecord = Long.parseLong(v);
+                case "hold" -> hold = Boolean.parseBoolean(v);
                 case "config" -> {
                     int e2 = v.indexOf('=');
                     extra.add(new String[] {v.substring(0, e2), v.substring(e2 + 1)});
@@ -121,9 +124,15 @@ public final class TaskApp {
             streams.setStandbyUpdateListener(new SlowStandbys(standbyMsPerRecord));
         }
         CountDownLatch done = new CountDownLatch(1);
+        boolean[] held = {hold};
         Thread stdin = new Thread(() -> {
             try {
                 while (System.in.read() != -1) {
+                    if (held[0]) {
+                        held[0] = false;
+                        streams.start();
+                        continue;
+                    }
                     reporter.report(true);
                 }
             } catch (Exception ignored) {
@@ -143,7 +152,9 @@ public final class TaskApp {
             }
         }, "reporter");
         poll.setDaemon(true);
-        streams.start();
+        if (!hold) {
+            streams.start();
+        }
         stdin.start();
         poll.start();
         done.await();
