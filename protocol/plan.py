@@ -187,8 +187,9 @@ class AssignmentPlan(_Strict):
     def from_json(cls, raw: str | bytes) -> AssignmentPlan:
         """Parse a plan; anything that is not a valid plan raises PlanError.
 
-        Unknown fields are dropped, not refused: DESIGN §3 lets a newer agent add fields,
-        and a member that stopped following plans because of one would be a silent outage.
+        Unknown fields are dropped, not refused: docs/architecture.md § The plan lets a newer
+        agent add fields, and a member that stopped following plans because of one would be a
+        silent outage.
         """
         try:
             doc = json.loads(raw)

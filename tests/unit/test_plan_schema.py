@@ -45,7 +45,8 @@ def test_invalid_plans_fail_both_pydantic_and_schema() -> None:
 
 
 def test_fields_of_a_newer_plan_are_ignored_by_readers() -> None:
-    """DESIGN §3 lets plans grow: a member running older code must keep following them."""
+    """docs/architecture.md § The plan lets plans grow: a member running older code must keep
+    following them."""
     plan = _plan()
     doc = json.loads(plan.to_json())
     doc["from_the_future"] = {"x": 1}
