@@ -19,10 +19,13 @@ from protocol import kafkarpc as rpc
 from protocol.groupdescribe import (
     CONSUMER_GROUP_DESCRIBE_RESPONSE,
     DESCRIBE_GROUPS_REQUEST,
+    LIST_GROUPS_REQUEST,
+    LIST_GROUPS_RESPONSE,
     STREAMS_GROUP_DESCRIBE_RESPONSE,
     DescribedConsumerGroup,
     DescribedStreamsGroup,
     DescribeGroupsRequest,
+    ListGroupsRequest,
 )
 from protocol.schema import StructType
 
@@ -97,8 +100,8 @@ def list_group_types(client: WireClient, brokers: Iterable[tuple[str, int]]) -> 
     for address in sorted(set(brokers)):
         try:
             _, resp = client.connection(*address).request(
-                rpc.LIST_GROUPS, "ListGroups", rpc.LIST_GROUPS_REQUEST, rpc.ListGroupsRequest(),
-                rpc.LIST_GROUPS_RESPONSE)
+                rpc.LIST_GROUPS, "ListGroups", LIST_GROUPS_REQUEST, ListGroupsRequest(),
+                LIST_GROUPS_RESPONSE)
         except WireError:
             continue
         for g in resp.groups:

@@ -122,6 +122,9 @@ class TrafficEstimator:
         self._lock = threading.Lock()
         self._samples: list[Sample] = []
         self._snapshot: ClusterSnapshot | None = None
+        # rates and weights of the last two samples, computed once (enrich() runs per group)
+        self._rates: dict[TopicPartition, float] | None = None
+        self._weights: dict[TopicPartition, float] | None = None
         self.errors: list[str] = []
 
     # ---- reading ---------------------------------------------------------------------------
@@ -146,6 +149,7 @@ class TrafficEstimator:
         with self._lock:
             self._samples = [*self._samples[-1:], sample]
             self._snapshot = snap
+            self._rates = self._weights = None
         return sample
 
     def measure(self, topics: Iterable[str], window_s: float | None = None) -> dict[TopicPartition, float]:
@@ -156,34 +160,42 @@ class TrafficEstimator:
         self.sample(names)
         return self.rates()
 
+    def _cached(self) -> tuple[dict[TopicPartition, float], dict[TopicPartition, float]]:
+        """(rates, weights) of the last two samples, computed once per sample (not copied)."""
+        with self._lock:
+            if self._rates is None or self._weights is None:
+                self._rates = (rates_between(self._samples[0], self._samples[1])
+                               if len(self._samples) == 2 else {})
+                self._weights = weights_from(self._rates, self.settings.min_weight)
+            return self._rates, self._weights
+
     def rates(self) -> dict[TopicPartition, float]:
         """Bytes/s per partition between the last two samples ({} before the second)."""
-        with self._lock:
-            if len(self._samples) < 2:
-                return {}
-            return rates_between(self._samples[0], self._samples[1])
+        return dict(self._cached()[0])
 
     def weights(self) -> dict[TopicPartition, float]:
         """The rates as solver weights: mean 1, idle partitions at ``min_weight``."""
-        return weights_from(self.rates(), self.settings.min_weight)
+        return dict(self._cached()[1])
 
     def enrich(self, view: ClusterView) -> ClusterView:
         """``view`` with measured bytes/s and weights, and (once sampled) the leaders and
         brokers' follower-fetching setting. Partitions not measured keep weight 1."""
-        rates = self.rates()
-        weights = self.weights()
+        rates, weights = self._cached()
         with self._lock:
             snap = self._snapshot
         mine = {tp for t in view.topics for tp in view.partitions(t)}
+        rates = {tp: rates[tp] for tp in mine if tp in rates}
+        weights = {tp: weights[tp] for tp in mine if tp in weights}
         leaders = dict(view.leaders)
         follower_fetching = view.follower_fetching
         if snap is not None:
-            leaders.update({tp: b for tp, b in snap.view.leaders.items() if tp in mine})
+            known = snap.view.leaders
+            leaders.update({tp: known[tp] for tp in mine if tp in known})
             follower_fetching = snap.view.follower_fetching
         return replace(
             view,
-            weights={tp: w for tp, w in weights.items() if tp in mine} or dict(view.weights),
-            bytes_per_s={tp: r for tp, r in rates.items() if tp in mine},
+            weights=weights or dict(view.weights),
+            bytes_per_s=rates,
             leaders=leaders,
             follower_fetching=follower_fetching,
         )

@@ -6,7 +6,7 @@ driven here over agent.wireclient:
 
 * classic groups: one static member each (JoinGroup v5, SyncGroup v3), its subscription a
   real ConsumerProtocolSubscription v3 with its rack, its assignment every partition. A
-  static member with a 120 s session stays in the group without heartbeats;
+  static member with a 600 s session stays in the group without heartbeats;
 * KIP-848 consumer groups: three members each (ConsumerGroupHeartbeat v1, racks az1-az3);
   the broker's own assignor assigns, members acknowledge, and :meth:`Heartbeats.start`
   keeps them alive from a background thread while the audit runs.
@@ -61,7 +61,7 @@ class Protocol:
 @dataclass
 class JoinRequest:
     group_id: str = ""
-    session_timeout_ms: int = 120_000
+    session_timeout_ms: int = 600_000
     rebalance_timeout_ms: int = 60_000
     member_id: str = ""
     group_instance_id: str | None = None
@@ -252,31 +252,43 @@ class Heartbeats:
             self.members.append(_Member(group, str(uuid.uuid4()), rack, topic, coordinator))
 
     def beat_all(self) -> None:
-        """One heartbeat per member: joins, or acknowledges what it was last given."""
+        """One heartbeat per member: joins, or acknowledges what it was last given. One
+        thread per coordinator, each on its own connection, so a round over hundreds of
+        members stays well inside the 45 s session even on a loaded machine."""
+        by_address: dict[tuple[str, int], list[_Member]] = {}
         for m in self.members:
-            req = HeartbeatRequest(
-                m.group, m.member_id, m.epoch, rack_id=m.rack,
-                subscribed_topic_names=[m.topic] if m.epoch == 0 else None,
-                topic_partitions=[] if m.epoch == 0 else m.owned)
-            resp = _raw(self.client.connection(*m.address), CONSUMER_GROUP_HEARTBEAT, 1,
-                        HEARTBEAT_REQUEST, req, HEARTBEAT_RESPONSE)
-            assert isinstance(resp, HeartbeatResponse)
-            if resp.error_code:
-                self.errors.append(f"{m.group}/{m.member_id}: {resp.error_code} {resp.error_message}")
-                continue
-            m.epoch = resp.member_epoch
-            if resp.assignment is not None:
-                m.owned = resp.assignment.topic_partitions
+            by_address.setdefault(m.address, []).append(m)
+        threads = [threading.Thread(target=self._beat, args=(address, members), daemon=True)
+                   for address, members in sorted(by_address.items())]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def _beat(self, address: tuple[str, int], members: list[_Member]) -> None:
+        with WireClient(self.client.settings) as own:
+            conn = own.connection(*address)
+            for m in members:
+                req = HeartbeatRequest(
+                    m.group, m.member_id, m.epoch, rack_id=m.rack,
+                    subscribed_topic_names=[m.topic] if m.epoch == 0 else None,
+                    topic_partitions=[] if m.epoch == 0 else m.owned)
+                resp = _raw(conn, CONSUMER_GROUP_HEARTBEAT, 1, HEARTBEAT_REQUEST, req,
+                            HEARTBEAT_RESPONSE)
+                assert isinstance(resp, HeartbeatResponse)
+                if resp.error_code:
+                    self.errors.append(f"{m.group}/{m.member_id}: {resp.error_code} "
+                                       f"{resp.error_message}")
+                    continue
+                m.epoch = resp.member_epoch
+                if resp.assignment is not None:
+                    m.owned = resp.assignment.topic_partitions
 
     def start(self, interval_s: float = 3.0) -> None:
         """Keep heartbeating from a thread (its own connections) until :meth:`stop`."""
-        own = WireClient(self.client.settings)
-
         def run() -> None:
-            self.client = own
             while not self._stop.wait(interval_s):
                 self.beat_all()
-            own.close()
 
         self._thread = threading.Thread(target=run, name="kip848-heartbeats", daemon=True)
         self._thread.start()

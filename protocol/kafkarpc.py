@@ -353,52 +353,6 @@ DESCRIBE_LOG_DIRS_RESPONSE = StructType("DescribeLogDirsResponse", DescribeLogDi
     Field("tags", TAGGED_FIELDS, "2+"),
 ])
 
-# ---- ListGroups v5: every group a broker coordinates, with its type (KIP-848) -------------
-# confluent-kafka 2.16's list_consumer_groups knows the classic and consumer types only, so
-# KIP-1071 streams groups are invisible to it.
-
-@dataclass
-class ListGroupsRequest:
-    states_filter: list[str] = field(default_factory=list)
-    types_filter: list[str] = field(default_factory=list)
-    tags: None = None
-
-
-@dataclass
-class ListedGroup:
-    group_id: str = ""
-    protocol_type: str = ""
-    group_state: str = ""
-    group_type: str = ""
-    tags: None = None
-
-
-@dataclass
-class ListGroupsResponse:
-    throttle_time_ms: int = 0
-    error_code: int = 0
-    groups: list[ListedGroup] = field(default_factory=list)
-    tags: None = None
-
-
-LIST_GROUPS_REQUEST = StructType("ListGroupsRequest", ListGroupsRequest, [
-    Field("states_filter", CompactArrayOf(COMPACT_STRING), "5+"),
-    Field("types_filter", CompactArrayOf(COMPACT_STRING), "5+"),
-    Field("tags", TAGGED_FIELDS, "5+"),
-])
-LIST_GROUPS_RESPONSE = StructType("ListGroupsResponse", ListGroupsResponse, [
-    Field("throttle_time_ms", INT32, "5+"),
-    Field("error_code", INT16, "5+"),
-    Field("groups", CompactArrayOf(StructType("ListedGroup", ListedGroup, [
-        Field("group_id", COMPACT_STRING, "5+"),
-        Field("protocol_type", COMPACT_STRING, "5+"),
-        Field("group_state", COMPACT_STRING, "5+"),
-        Field("group_type", COMPACT_STRING, "5+"),
-        Field("tags", TAGGED_FIELDS, "5+"),
-    ])), "5+"),
-    Field("tags", TAGGED_FIELDS, "5+"),
-])
-
 # The versions this module can read and write, per API (intersected with the broker's range).
 KNOWN_VERSIONS = {
     API_VERSIONS: (0, 0),

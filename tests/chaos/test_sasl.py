@@ -141,6 +141,12 @@ def test_everything_works_over_sasl_and_the_password_never_leaks(
         wait_until(lambda: agent.metric("rackwise_dead_letters_total") >= 1, 60,
                    "the bad record was not dead-lettered")
         dead_letters = agent.metric("rackwise_dead_letters_total")
+        # The audit's own requests (DescribeLogDirs, ListGroups v5 ...) over SASL/PLAIN too:
+        # it measures the agents' own classic group, bytes included.
+        audit = subprocess.run(
+            [sys.executable, "-m", "agent", "audit", "--config", str(cfg_path), "--group",
+             f"{unique_name}-agents", "--window", "1", "--json"],
+            capture_output=True, cwd=ROOT, env=_env(**secret_env), timeout=180)
         metrics_text = agent.scrape("/metrics")
         health_text = json.dumps(agent.health())
         # The Spark metrics job, through the same listener, credentials from RACKWISE_KAFKA__*.
@@ -172,6 +178,7 @@ def test_everything_works_over_sasl_and_the_password_never_leaks(
         "/healthz": health_text.encode(),
         "--print-settings": printed.stdout + printed.stderr,
         "metrics job output": job_text,
+        "rackwise audit output": audit.stdout + audit.stderr,
         "test process output (members)": (captured.out + captured.err).encode(),
     }
     for name in (settings.topics.plans, settings.topics.control, settings.topics.deadletter,
@@ -196,6 +203,9 @@ def test_everything_works_over_sasl_and_the_password_never_leaks(
     sys.stdout.write(captured.out)
 
     assert counters["plans"] >= 1, counters
+    assert audit.returncode == 0, audit.stderr.decode(errors="replace")[-2000:]
+    (row,) = json.loads(audit.stdout)
+    assert row["status"] in ("ok", "rack-unknown", "rebalancing"), row
     assert not leaks, f"the SASL password appears in: {leaks}"
     assert not ownership.conflicts
     assert rc == 0

@@ -21,8 +21,11 @@ from protocol.flexible import read_uvarint, write_uvarint
 from protocol.groupdescribe import (
     CONSUMER_GROUP_DESCRIBE_RESPONSE,
     DESCRIBE_GROUPS_REQUEST,
+    LIST_GROUPS_REQUEST,
+    LIST_GROUPS_RESPONSE,
     STREAMS_GROUP_DESCRIBE_RESPONSE,
     DescribeGroupsRequest,
+    ListGroupsRequest,
 )
 from protocol.schema import StructType
 from protocol.wire import Reader
@@ -66,7 +69,7 @@ RESPONSES: dict[str, StructType[Any]] = {
     "StreamsGroupDescribeResponse": STREAMS_GROUP_DESCRIBE_RESPONSE,
     "DescribeLogDirsResponse": rpc.DESCRIBE_LOG_DIRS_RESPONSE,
     "FindCoordinatorResponse": rpc.FIND_COORDINATOR_RESPONSE,
-    "ListGroupsResponse": rpc.LIST_GROUPS_RESPONSE,
+    "ListGroupsResponse": LIST_GROUPS_RESPONSE,
 }
 
 
@@ -145,7 +148,7 @@ def test_list_groups_v5_gives_each_groups_type() -> None:
     resp = _decode("ListGroupsResponse", 5)
     assert [(g.group_id, g.group_type, g.group_state) for g in resp.groups] == [
         ("app", "Streams", "Stable"), ("g1", "Classic", "Empty")]
-    assert rpc.encode(rpc.LIST_GROUPS_REQUEST, rpc.ListGroupsRequest(), 5) == GOLDEN[
+    assert rpc.encode(LIST_GROUPS_REQUEST, ListGroupsRequest(), 5) == GOLDEN[
         ("ListGroupsRequest", 5)]
 
 
@@ -198,3 +201,25 @@ def test_truncated_and_corrupted_responses_raise_protocol_error(key: tuple[str, 
             mutated[rng.randrange(len(mutated))] = rng.randrange(256)
         with contextlib.suppress(ProtocolError):  # anything else escaping fails the test
             struct.decode_body(Reader(bytes(mutated)), key[1])
+
+
+def test_wire_settings_from_librdkafka_properties() -> None:
+    from agent.wireclient import WireError, WireSettings
+
+    s = WireSettings.from_config({"bootstrap.servers": "b1:9092,SASL_SSL://b2:9093",
+                                  "security.protocol": "sasl_ssl", "sasl.mechanism": "PLAIN",
+                                  "sasl.username": "u", "sasl.password": "p",
+                                  "ssl.ca.location": "/ca.pem"})
+    assert s.bootstrap == (("b1", 9092), ("b2", 9093))
+    assert (s.security_protocol, s.username, s.ca_location) == ("SASL_SSL", "u", "/ca.pem")
+    for conf, match in (
+        ({"bootstrap.servers": ""}, "bootstrap"),
+        ({"bootstrap.servers": "b1"}, "host:port"),
+        ({"bootstrap.servers": "b1:1", "security.protocol": "SASL_SSL",
+          "sasl.mechanism": "SCRAM-SHA-512"}, "PLAIN only"),
+        ({"bootstrap.servers": "b1:1", "security.protocol": "SSL",
+          "ssl.certificate.location": "/c.pem"}, "client certificates"),
+        ({"bootstrap.servers": "b1:1", "security.protocol": "TLS"}, "security.protocol"),
+    ):
+        with pytest.raises(WireError, match=match):
+            WireSettings.from_config(conf)
