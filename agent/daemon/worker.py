@@ -279,6 +279,14 @@ class PlanWorker:
         for partition in sorted(by_partition):
             self._transaction(partition, by_partition[partition])
 
+    def _control(self, producer: Producer, kind: str, group_id: str, **fields: Any) -> None:
+        """One event on the control topic, inside the caller's transaction."""
+        producer.produce(
+            self.settings.topics.control,
+            key=group_id.encode(),
+            value=control_event(kind, group_id, self.settings.instance_id, **fields),
+        )
+
     def _transaction(
         self, partition: int, items: list[tuple[PlanJob, AssignmentPlan | None, str | None]]
     ) -> None:
@@ -299,11 +307,7 @@ class PlanWorker:
                         value=None,
                         partition=partition,
                     )
-                    producer.produce(
-                        s.topics.control,
-                        key=job.group_id.encode(),
-                        value=control_event("member-expired", job.group_id, agent, member=member),
-                    )
+                    self._control(producer, "member-expired", job.group_id, member=member)
                 if job.request is not None and plan is None:
                     # The caller waits on the dead-letter topic too: it falls back at once.
                     producer.produce(
@@ -318,18 +322,8 @@ class PlanWorker:
                         ],
                     )
                 if plan is None:
-                    producer.produce(
-                        s.topics.control,
-                        key=job.group_id.encode(),
-                        value=control_event(
-                            "plan-failed",
-                            job.group_id,
-                            agent,
-                            generation=job.generation,
-                            reason=job.reason,
-                            error=error,
-                        ),
-                    )
+                    self._control(producer, "plan-failed", job.group_id, generation=job.generation,
+                                  reason=job.reason, error=error)
                     continue
                 producer.produce(
                     s.topics.plans,
@@ -341,34 +335,15 @@ class PlanWorker:
                         if job.request is not None else None
                     ),
                 )
-                producer.produce(
-                    s.topics.control,
-                    key=job.group_id.encode(),
-                    value=control_event(
-                        "rebalance-triggered",
-                        job.group_id,
-                        agent,
-                        generation=plan.generation,
-                        reason=plan.reason,
-                        assignor=plan.assignor,
-                        changes=list(job.changes),
-                        withheld=len(plan.withheld),
-                        cross_rack=cross_rack_count(plan),
-                    ),
-                )
+                self._control(producer, "rebalance-triggered", job.group_id,
+                              generation=plan.generation, reason=plan.reason,
+                              assignor=plan.assignor, changes=list(job.changes),
+                              withheld=len(plan.withheld), cross_rack=cross_rack_count(plan))
                 released = [c for c in job.changes if c.get("released")]
                 if released:
-                    producer.produce(
-                        s.topics.control,
-                        key=job.group_id.encode(),
-                        value=control_event(
-                            "withheld-released",
-                            job.group_id,
-                            agent,
-                            generation=plan.generation,
-                            released=[r for c in released for r in _released(c)],
-                        ),
-                    )
+                    self._control(producer, "withheld-released", job.group_id,
+                                  generation=plan.generation,
+                                  released=[r for c in released for r in _released(c)])
             producer.commit_transaction(30)
         except KafkaException as exc:
             err = exc.args[0] if exc.args else None
