@@ -88,11 +88,12 @@ GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
 
 
 def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
-    """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3):
-    the assignor first (clients pick it with group.remote.assignor=rackwise), Kafka's own
-    after it. The bound is short because 4.3.1 runs assign() on the coordinator thread."""
+    """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3).
+    Kafka's own ``uniform`` stays first, so it stays the default for groups that name no
+    assignor; a group opts in with group.remote.assignor=rackwise. The bound is short
+    because 4.3.1 runs assign() on the coordinator thread."""
     return {
-        "group.consumer.assignors": f"{GROUP_ASSIGNOR},uniform,range",
+        "group.consumer.assignors": f"uniform,range,{GROUP_ASSIGNOR}",
         "group.consumer.assignor.offload.enable": "true",
         "rackwise.timeout.ms": str(timeout_ms),
     }
@@ -319,8 +320,9 @@ class Testbed:
         cid = self._cluster_id()
         if self.plugins:
             self._log(f"brokers load rackwise's KIP-848 assignor from {PLUGIN_JAR} "
-                      f"(group.consumer.assignors={GROUP_ASSIGNOR},uniform,range): clients "
-                      "choose it with group.protocol=consumer, group.remote.assignor=rackwise")
+                      f"(group.consumer.assignors=uniform,range,{GROUP_ASSIGNOR}): groups opt in "
+                      "with group.protocol=consumer, group.remote.assignor=rackwise; "
+                      "the others keep Kafka's default (uniform)")
         for node in self.nodes:
             self._write_config(node)
             self._logs(node).mkdir(parents=True, exist_ok=True)

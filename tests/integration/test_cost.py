@@ -209,7 +209,7 @@ def test_streams_group_is_audited(bootstrap: str, admin: Any, unique_name: str) 
 def test_observe_mode_exports_bytes_and_dollars(
         bootstrap: str, admin: Any, unique_name: str) -> None:
     """Observe mode samples traffic once per round: the second round has bytes and $."""
-    from agent.observe import Observer
+    from agent.daemon.observe import Observer
 
     from agent.daemon.ops import Metrics
     from tests.support.agent import isolated_settings
