@@ -53,6 +53,9 @@ class ClusterView:
     _racks: dict[str, tuple[tuple[str, ...], ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _all_racks: list[tuple[str, ...]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         for topic in sorted(self.topics):
@@ -137,7 +140,9 @@ class ClusterView:
         return self.weights.get(tp, 1.0)
 
     def all_racks(self) -> tuple[str, ...]:
-        return tuple(sorted({r for r in self.brokers.values() if r}))
+        if not self._all_racks:  # computed once: the plan summary asks per partition
+            self._all_racks.append(tuple(sorted({r for r in self.brokers.values() if r})))
+        return self._all_racks[0]
 
     def leader(self, topic: str, partition: int) -> int | None:
         """The partition's leader: as described, else its preferred (first) replica."""

@@ -16,6 +16,7 @@ Example (one member in az1 reading partition 0 of ``orders`` from a replica in a
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -192,17 +193,14 @@ class AssignmentPlan(_Strict):
         silent outage.
         """
         try:
-            doc = json.loads(raw)
-        except (ValueError, TypeError):
-            doc = None
-        try:
-            if isinstance(doc, dict):
-                return cls.model_validate(_known_only(cls, doc))
-            return cls.model_validate_json(raw)
+            return cls.model_validate_json(raw)  # the common case, validated in pydantic-core
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first.get("loc", ())) or "<root>"
-            raise PlanError(f"not an AssignmentPlan: {where}: {first.get('msg')}") from None
+            if not all(e.get("type") == "extra_forbidden" for e in exc.errors()):
+                raise _plan_error(exc) from None
+        try:  # a newer agent's plan: drop the fields this reader does not know
+            return cls.model_validate(_known_only(cls, json.loads(raw)))
+        except ValidationError as exc:
+            raise _plan_error(exc) from None
 
     def without_timestamp(self) -> dict[str, Any]:
         """The plan as a dict minus ``created_at``: what determinism is judged on."""
@@ -237,16 +235,28 @@ def _prune_added(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _plan_error(exc: ValidationError) -> PlanError:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "<root>"
+    return PlanError(f"not an AssignmentPlan: {where}: {first.get('msg')}")
+
+
+@functools.cache
+def _fields(model: type[BaseModel]) -> dict[str, type[BaseModel] | None]:
+    """A model's field names, each with the model nested in it (if any)."""
+    return {name: _nested_model(info.annotation) for name, info in model.model_fields.items()}
+
+
 def _known_only(model: type[BaseModel], doc: Any) -> Any:
     """``doc`` without the keys ``model`` (and its nested models) does not declare."""
     if not isinstance(doc, dict):
         return doc
+    fields = _fields(model)
     out: dict[str, Any] = {}
     for name, value in doc.items():
-        info = model.model_fields.get(name)
-        if info is None:
+        if name not in fields:
             continue
-        sub = _nested_model(info.annotation)
+        sub = fields[name]
         if sub is not None and isinstance(value, list):
             out[name] = [_known_only(sub, v) for v in value]
         elif sub is not None:

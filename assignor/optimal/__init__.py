@@ -77,8 +77,15 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     rack_of = {m.member_id: place_of(pb.cluster, m.rack, m.location) for m in members}
     cluster_racks = pb.cluster.all_racks()
 
-    def share(racks: tuple[str, ...], leader_rack: str | None, place: Place) -> float:
-        return fractions(racks, leader_rack, place, cluster_racks)[0]
+    # The leader's rack matters only to members that read from the leader (no rack, or no
+    # follower fetching); otherwise it would only split interchangeable partitions apart.
+    by_leader = any(not place.reads_followers for place in rack_of.values())
+
+    def leader_rack(t: str, p: int) -> str | None:
+        return pb.cluster.leader_rack(t, p) if by_leader else None
+
+    def share(racks: tuple[str, ...], leader: str | None, place: Place) -> float:
+        return fractions(racks, leader, place, cluster_racks)[0]
 
     subs: dict[str, tuple[str, ...]] = {
         t: tuple(m.member_id for m in members if t in m.topics) for t in pb.topics
@@ -101,7 +108,7 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
                 owner = pb.prev.get(tp, "")
                 if owner and owner not in key:
                     owner = "?"  # had an owner that cannot keep it: any placement is a move
-                gk = (ci, pb.cluster.racks(t, p), pb.cluster.leader_rack(t, p) or "",
+                gk = (ci, pb.cluster.racks(t, p), leader_rack(t, p) or "",
                       pb.cluster.weight(tp), owner)
                 groups.setdefault(gk, []).append(tp)
     net = FlowNetwork()
@@ -119,13 +126,13 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     max_unit = 0
     group_keys = sorted(groups, key=lambda k: groups[k][0])
     for gi, gk in enumerate(group_keys):
-        ci, racks, leader_rack, weight, owner = gk
+        ci, racks, lead, weight, owner = gk
         count = len(groups[gk])
         gn = net.add_node()
         net.set_supply(gn, count)
         moved = pb.move if owner else 0.0
         if owner and owner != "?":
-            cost = round(SCALE * pb.traffic * weight * share(racks, leader_rack or None,
+            cost = round(SCALE * pb.traffic * weight * share(racks, lead or None,
                                                              rack_of[owner]))
             arc_tags.append((net.add_arc(gn, node[owner], count, cost), owner, gi))
             max_unit = max(max_unit, cost)
@@ -133,7 +140,7 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
                                    key=lambda kv: (kv[0][0], _place_key(kv[0][1]))):
             if cj != ci:
                 continue
-            cost = round(SCALE * (pb.traffic * weight * share(racks, leader_rack or None, rk)
+            cost = round(SCALE * (pb.traffic * weight * share(racks, lead or None, rk)
                                   + moved))
             arc_tags.append((net.add_arc(gn, rn, count, cost), (cj, rk), gi))
             max_unit = max(max_unit, cost)
@@ -146,6 +153,9 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     sol = net.solve()
 
     # decode: direct arcs to previous owners, then split each rack node's pool
+    # The cost is summed again from the decoded assignment, unrounded: the flow's integer
+    # costs are rounded to 1/SCALE, and a fractional share ((R-1)/R) must not drift.
+    total_cost = 0.0
     out: dict[str, list[TopicPartition]] = {m: [] for m in ids}
     pools: dict[tuple[int, Place], list[TopicPartition]] = {}
     taken = [0] * len(group_keys)
@@ -155,6 +165,11 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
             continue
         chunk = groups[group_keys[gi]][taken[gi] : taken[gi] + f]
         taken[gi] += f
+        # Unrounded traffic cost, per chunk: its partitions share racks, leader and weight,
+        # and every member behind a rack node shares that node's place.
+        _, racks, lead, weight, _ = group_keys[gi]
+        place = rack_of[dest] if isinstance(dest, str) else dest[1]
+        total_cost += f * pb.traffic * weight * share(racks, lead or None, place)
         if isinstance(dest, str):
             out[dest].extend(chunk)
         else:
@@ -175,16 +190,9 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
         for m in sorted(want):
             for _ in range(want[m]):
                 out[m].append(next(it))
-    # The cost is summed again from the decoded assignment, unrounded: the flow's integer
-    # costs are rounded to 1/SCALE, and a fractional share ((R-1)/R) must not drift.
-    total_cost = 0.0
-    for m, tps in out.items():
-        for tp in tps:
-            t, p = tp.topic, tp.partition
-            total_cost += pb.traffic * pb.cluster.weight(tp) * share(
-                pb.cluster.racks(t, p), pb.cluster.leader_rack(t, p), rack_of[m])
-            if pb.prev.get(tp, m) != m:
-                total_cost += pb.move
+    if pb.prev:  # moves are known only once each pool is split among its members
+        total_cost += pb.move * sum(
+            1 for m, tps in out.items() for tp in tps if pb.prev.get(tp, m) != m)
     return {m: sorted(v) for m, v in out.items()}, round(total_cost, 9)
 
 
