@@ -134,6 +134,7 @@ def latency(args: argparse.Namespace) -> dict[str, Any]:
         for n in args.sizes:
             topic = f"{prefix}-n{n}"
             _create(admin, topic, _placement(2 * n, skew=False))
+            time.sleep(args.settle)  # brokers start 2N partitions' leaders and fetchers first
             members = tuple(
                 RequestMember(f"m{i:04d}", None, java_subscription([topic], rack_id=RACKS[i % 3]))
                 for i in range(n)
@@ -335,6 +336,8 @@ def main() -> int:
     ap.add_argument("--bootstrap", default=os.environ.get("RACKWISE_BOOTSTRAP", BOOTSTRAP))
     ap.add_argument("--sizes", default="10,100,1000")
     ap.add_argument("--requests", type=int, default=50)
+    ap.add_argument("--settle", type=float, default=20,
+                    help="seconds between creating a size's topic and its first request")
     ap.add_argument("--members", type=int, default=30)
     ap.add_argument("--partitions", type=int, default=600)
     ap.add_argument("--records-per-partition", type=int, default=50)
