@@ -112,7 +112,8 @@ class JsonLineClient:
         self.rack = rack
         self.log_path = str(log_path)
         self._remove_log = remove_log
-        self._log: IO[bytes] = open(self.log_path, "wb")  # noqa: SIM115 - the process's stderr
+        # Appended to: a client restarted under the same name keeps its predecessor's log.
+        self._log: IO[bytes] = open(self.log_path, "ab")  # noqa: SIM115 - the process's stderr
         self.proc = subprocess.Popen(
             list(cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
             text=True, bufsize=1, start_new_session=new_session,
