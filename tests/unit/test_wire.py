@@ -114,3 +114,42 @@ class _Client:
 
     def view(self) -> ClientView:
         return self._view
+
+
+class _Future:
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def result(self, timeout: float | None = None) -> object:
+        return self.value
+
+
+class _Admin:
+    """describe_cluster / describe_configs of brokers whose group.consumer.assignors is given."""
+
+    def __init__(self, assignors: dict[int, str | None]) -> None:
+        self.assignors = assignors
+
+    def describe_cluster(self, request_timeout: float) -> _Future:
+        from types import SimpleNamespace
+
+        return _Future(SimpleNamespace(nodes=[SimpleNamespace(id=n) for n in self.assignors]))
+
+    def describe_configs(self, resources: list, request_timeout: float) -> dict:  # type: ignore[type-arg]
+        from types import SimpleNamespace
+
+        value = self.assignors[int(resources[0].name)]
+        entries = {} if value is None else {"group.consumer.assignors": SimpleNamespace(value=value)}
+        return {resources[0]: _Future(entries)}
+
+
+def test_the_kip848_group_is_skipped_with_a_reason_where_it_cannot_run() -> None:
+    from agent.dev.demo.plugged import kip848_skip_reason
+
+    loaded = "uniform,range,dev.rackwise.plugins.RackwiseGroupAssignor"
+    assert kip848_skip_reason(_Admin({1: loaded, 2: loaded}), "", "rackwise.requests") is None
+    why = kip848_skip_reason(_Admin({1: loaded, 2: "uniform,range"}), "", "rackwise.requests")
+    assert why is not None and "do not list rackwise's assignor" in why
+    assert kip848_skip_reason(_Admin({1: None}), "", "rackwise.requests") is not None
+    why = kip848_skip_reason(_Admin({1: loaded}), "-ab12cd", "rackwise.requests-ab12cd")
+    assert why is not None and "rackwise.requests-ab12cd" in why
