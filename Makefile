@@ -71,9 +71,11 @@ lint: python-deps
 chaos: setup
 	RACKWISE_CHAOS_FULL=1 $(BIN)/python -m pytest -p no:cacheprovider -m chaos $(PYTEST_ARGS)
 
-# Testbed, agent, members in three racks, a replica move and the Spark metrics job; prints the
-# cross-rack figures before and after and the report's path, then stops everything it started.
-# Needs no Java peers (no `java` prerequisite). DEMO_ARGS="--keep" leaves the testbed up.
+# Testbed, agent, members in three racks (Python PlanFollowers, classic Java consumers with the
+# plug-in jar, a KIP-848 group), plan vs wire, a replica move and the Spark metrics job; prints
+# the cross-rack figures before and after and the report's path, then stops everything it
+# started. Needs no Java peers (no `java` prerequisite): its Java consumer is one source file
+# compiled with javac against the jars `setup` fetches. DEMO_ARGS="--keep" leaves the testbed up.
 DEMO_ARGS ?=
 demo: setup
 	$(BIN)/rackwise demo $(DEMO_ARGS)

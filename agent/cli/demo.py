@@ -9,11 +9,15 @@ from typing import Any
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "demo",
-        help="end-to-end demo: testbed, agent, members, a replica move, the metrics job",
-        description="Start the local testbed (state under .testbed), the agent and two groups "
-        "of members in three racks; move replicas between racks; print the cross-rack "
-        "figures before and after from the Spark metrics job and write the HTML report. "
-        "Everything it starts is stopped again, also on error or Ctrl-C.",
+        help="end-to-end demo: testbed, agent, members, plan vs wire, a replica move, the "
+        "metrics job",
+        description="Start the local testbed (state under .testbed), the agent and groups of "
+        "members in three racks: two following plans (PlanFollower), classic Java consumers "
+        "with RackwiseAssignor and a KIP-848 group with group.remote.assignor=rackwise; set "
+        "each plan's cross-rack bytes against those its clients measured; move replicas "
+        "between racks; print the cross-rack figures before and after from the Spark metrics "
+        "job and write the HTML report. Everything it starts is stopped again, also on error "
+        "or Ctrl-C.",
     )
     parser.add_argument("--bootstrap", help="use this cluster (3 racks) instead of the local testbed")
     parser.add_argument("--keep", action="store_true", help="leave the testbed running afterwards")

@@ -5,6 +5,15 @@ plans topic itself and check that the figures the demo printed (from the Spark m
 job's Parquet) are those of the plans the agent really published; then it stops the
 testbed and checks that nothing the demo started is left: no agent, no broker port.
 
+Plan vs wire: for every group that fetched data (the two PlanFollower groups before and after
+the move, the classic Java group with RackwiseAssignor and the KIP-848 group before it), the
+plan the demo measured against is the one on the plans topic, every partition it calls local
+was fetched from a broker in the member's own rack (the clients' own statistics), and the
+cross-rack bytes the clients measured equal the planned ones exactly: both are key + value
+bytes (librdkafka's rxbytes, the Java client's serialized sizes) of records written after the
+group settled, each read once by the one owner the plan names, so there is nothing to
+tolerate; a record read twice or fetched from the wrong rack shows as a difference.
+
 RACKWISE_DEMO_TEST_PORT_BASE moves the private testbed (default 23092: clear of the
 session testbed's 19092 and below the ephemeral port range).
 """
@@ -71,6 +80,7 @@ def test_demo_prints_figures_of_the_published_plans(tmp_path: Path) -> None:
         assert report.exists() and str(report) in proc.stdout
         assert any(report.parent.glob("*.png"))
         _check_against_published_plans(summary)
+        _check_plan_against_wire(summary, bed.plugins)
         print(f"demo took {took:.0f}s")
     finally:
         bed.down()
@@ -110,3 +120,53 @@ def _check_against_published_plans(summary: dict) -> None:  # type: ignore[type-
     assert orders["before"]["cross_rack_partitions"] > orders["after"]["cross_rack_partitions"]
     clicks = groups["demo-clicks"]
     assert clicks["before"]["cross_rack_partitions"] > clicks["after"]["cross_rack_partitions"]
+
+
+def _plans(summary: dict, group: str, generations: list[int]) -> dict:  # type: ignore[type-arg]
+    reader = PlanReader(summary["bootstrap"], summary["plans_topic"], group)
+    try:
+        reader.wait_plan(lambda p: p.generation >= max(generations), 60)
+        return {p.generation: p for p in reader.plans()}
+    finally:
+        reader.close()
+
+
+def _check_plan_against_wire(summary: dict, plugins: bool) -> None:  # type: ignore[type-arg]
+    wire, plug_in = summary["wire"], summary["plug_in_groups"]
+    assert plug_in["demo-payments"]["status"] == "measured", plug_in
+    # The private testbed loads rackwise's broker assignor when the jar is built (make setup).
+    if plugins:
+        assert plug_in["demo-views"]["status"] == "measured", plug_in
+    else:
+        assert plug_in["demo-views"]["status"] == "skipped", plug_in
+    measured = {g for g, o in plug_in.items() if o["status"] == "measured"}
+    assert set(wire["before"]) == {"demo-orders", "demo-clicks"} | measured
+    assert set(wire["after"]) == {"demo-orders", "demo-clicks"}
+    for when, groups in wire.items():
+        for group, f in groups.items():
+            plan = _plans(summary, group, [f["plan_generation"]])[f["plan_generation"]]
+            if group in plug_in:  # the plan answered the plug-in's request
+                assert plan.request_id and plan.request_id == f["request_id"]
+            cross = [(p.topic, p.partition) for m in plan.members for p in m.partitions
+                     if p.cross_rack]
+            print(f"{when} {group}: plan gen {plan.generation}, {len(cross)} of "
+                  f"{f['partitions']} cross-rack; planned {f['planned_cross_bytes']} B, "
+                  f"measured {f['measured_cross_bytes']} B, received {f['received_bytes']} of "
+                  f"{f['written_bytes']} B written")
+            assert f["cross_rack_partitions"] == len(cross) == plan.summary.cross_rack_partitions
+            assert f["planned_cross_bytes"] == len(cross) * f["written_bytes_per_partition"]
+            assert f["written_bytes"] == f["partitions"] * f["written_bytes_per_partition"] > 0
+            assert f["clients_follow_plan"], (when, group)
+            assert not f["unfetched"], (when, group, f["partition_lines"])
+            # Every partition the plan calls local is fetched in the member's own rack ...
+            assert not f["local_fetched_elsewhere"], (when, group, f["partition_lines"])
+            # ... and the bytes measured across racks are the planned ones, to the byte.
+            assert f["measured_cross_bytes"] == f["planned_cross_bytes"], (when, group, f)
+            assert f["received_bytes"] == f["written_bytes"], (when, group, f)
+            if when == "before":
+                # az3 holds no replica: its member reads its two partitions across racks.
+                assert len(cross) == 2 and f["measured_cross_bytes"] > 0, (group, f)
+    # After the move az3 has replicas of two partitions and reads them locally.
+    assert wire["after"]["demo-orders"]["measured_cross_bytes"] == 0
+    assert wire["after"]["demo-clicks"]["measured_cross_bytes"] \
+        < wire["before"]["demo-clicks"]["measured_cross_bytes"]

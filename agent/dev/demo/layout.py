@@ -1,8 +1,10 @@
 """What the demo sets up: the skewed replica placement, the move, names, agent settings.
 
-With brokers 1/2/3 in az1/az2/az3, both demo topics have 6 partitions on brokers 1 and 2
+With brokers 1/2/3 in az1/az2/az3, every demo topic has 6 partitions on brokers 1 and 2
 only, so a member in az3 reads everything across racks; the move puts one replica of
-partitions 0 and 1 on broker 3, and rackwise can then plan no cross-rack reads at all.
+partitions 0 and 1 of demo.orders and demo.clicks on broker 3, and rackwise can then plan no
+cross-rack reads at all for their groups. The topics of the plug-in groups (demo.payments,
+demo.views) are not moved.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ PARTITIONS = 6
 MOVED_PARTITIONS = (0, 1)
 CONSUMER_GROUP = "demo-orders"
 STREAMS_GROUP = "demo-clicks"
+JAVA_GROUP = "demo-payments"  # classic Java consumers, RackwiseAssignor
+KIP848_GROUP = "demo-views"  # KIP-848 librdkafka consumers, group.remote.assignor=rackwise
 # Quick rack watching so the re-plan follows the move within seconds (defaults: 30 s / 60 s).
 METADATA = {"interval_s": 2.0, "debounce_s": 3.0}
 STREAMS_CONFIG = {"num_standby_replicas": 0, "rack_aware_assignment_strategy": "min_traffic"}
@@ -48,10 +52,13 @@ class Names:
     def __getattr__(self, item: str) -> str:
         base = {
             "orders": "demo.orders", "clicks": "demo.clicks",
+            "payments": "demo.payments", "views": "demo.views",
             "subscriptions": "rackwise.subscriptions", "plans": "rackwise.plans",
             "control": "rackwise.control", "deadletter": "rackwise.deadletter",
+            "requests": "rackwise.requests",
             "metrics": "rackwise.crt-metrics", "agents": "rackwise-agent",
             "consumer_group": CONSUMER_GROUP, "streams_group": STREAMS_GROUP,
+            "java_group": JAVA_GROUP, "kip848_group": KIP848_GROUP,
         }
         if item not in base:
             raise AttributeError(item)
@@ -64,7 +71,7 @@ def agent_settings(n: Names) -> dict[str, Any]:
         "instance_id": f"demo-agent{n.tag}",
         "transactional_id_prefix": f"rackwise-demo{n.tag}",
         "topics": {"subscriptions": n.subscriptions, "plans": n.plans, "control": n.control,
-                   "deadletter": n.deadletter, "partitions": 3},
+                   "deadletter": n.deadletter, "requests": n.requests, "partitions": 3},
         "input": {"group_id": n.agents, "session_timeout_ms": 10_000},
         "metadata": METADATA,
         "planner": {

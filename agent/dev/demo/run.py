@@ -7,15 +7,24 @@
 4. a consumer group ``demo-orders`` (rack-optimal assignor) and a Streams-style group
    ``demo-clicks`` (high-availability assignor, min_traffic) of one member per rack, each
    a real confluent-kafka consumer following its plans;
-5. the Spark metrics job (available-now) over the published plans: the "before" figures;
-6. a replica move: one replica of partitions 0 and 1 of both topics goes to az3's broker;
-   the agent sees the racks change and re-plans both groups (replica-racks-changed);
-7. the metrics job again: the "after" figures, then the HTML report;
-8. everything stopped again, on success, error or Ctrl-C alike.
+5. beside them, groups behind Kafka's own plug-in points (agent/dev/demo/plugged.py), each
+   on its own skewed topic: ``demo-payments``, three classic Java consumers with
+   ``RackwiseAssignor``, and ``demo-views``, three librdkafka consumers on the KIP-848
+   protocol with ``group.remote.assignor=rackwise`` (skipped, with the reason, where the
+   brokers do not load rackwise's assignor);
+6. plan vs wire (agent/dev/demo/onwire.py): records written to every group's topic, and the
+   cross-rack bytes the plan predicts set against those the clients measured themselves;
+   then the plug-in groups stop;
+7. the Spark metrics job (available-now) over the published plans: the "before" figures;
+8. a replica move: one replica of partitions 0 and 1 of demo.orders and demo.clicks goes to
+   az3's broker; the agent sees the racks change and re-plans both groups
+   (replica-racks-changed); plan vs wire again for them;
+9. the metrics job again: the "after" figures, then the HTML report;
+10. everything stopped again, on success, error or Ctrl-C alike.
 
-The figures printed come from the metrics job's Parquet tables (metrics.report.load), which
-the job computed from the plans in the plans topic; ``summary.json`` next to the report
-holds them for scripts and tests.
+The plan figures printed come from the metrics job's Parquet tables (metrics.report.load),
+which the job computed from the plans in the plans topic; the wire figures from the clients'
+own statistics. ``summary.json`` next to the report holds both for scripts and tests.
 """
 
 from __future__ import annotations
@@ -29,13 +38,16 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent.dev import testbed
+from agent.dev.demo import onwire, plugged
 from agent.dev.demo.figures import figure_lines, latest_figures, plan_line, write_summary
 from agent.dev.demo.layout import PARTITIONS, Layout, Names, agent_settings, settled
+from agent.dev.demo.util import output_to, rel, sigterm_as_interrupt, tail
+from agent.dev.wire import follows
 from protocol.errors import RackwiseError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -63,35 +75,42 @@ class Demo:
         self.bootstrap = ""
         self.started_testbed = False
         self.logger: Any = None
+        self.racks: dict[int, str | None] = {}
 
     def say(self, msg: str) -> None:
         self._say(f"[{time.monotonic() - self.started:5.0f}s] {msg}")
 
     # ---- the run -------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
-        self._say("rackwise demo: Kafka in 3 racks, 2 groups of members, one replica move, the "
-                  "Spark metrics job (a few minutes)")
+        self._say("rackwise demo: Kafka in 3 racks, 4 groups of members (Python, Java, KIP-848), "
+                  "plan vs wire, one replica move, the Spark metrics job (a few minutes)")
         with contextlib.ExitStack() as stack:
             self._prepare_dirs()
             self._cluster(stack)
             layout = self._layout()
-            self._create_topics(layout)
+            skip = self._plugged_skip()
+            self._create_topics(layout, skip)
             agent = self._start_agent(stack)
             readers = self._readers(stack)
             members = self._start_members(stack, layout)
+            groups = self._start_plugged(stack, layout, skip)
             before_plans = self._wait_stable(readers, after=None)
             self._show_plans(before_plans)
             self.say(f"  {layout.racks[2]} holds no replica, so its members must read across "
                      "racks: the plans above are the best possible (cross-rack = lower bound)")
+            wire = {"before": self._wire("before the move", self._followers(members, before_plans)
+                                         + self._plugged(groups))}
+            groups.stop()  # they have shown their plans on the wire
             spark = self._spark(stack)
             before = self._metrics(spark, "before the move")
             self._move(layout)
             after_plans = self._wait_stable(readers, after=before_plans)
             self._show_plans(after_plans)
+            wire["after"] = self._wire("after the move", self._followers(members, after_plans))
             after = self._metrics(spark, "after the move")
             report = self._report()
             summary = write_summary(self.names, self.bootstrap, self.out, before, after, report,
-                                    agent.pid, members)
+                                    agent.pid, members, wire, groups.outcome)
             self._print_figures(summary)
         took = f"demo finished in {time.monotonic() - self.started:.0f}s"
         if self.started_testbed and not self.keep:
@@ -163,23 +182,38 @@ class Demo:
             raise DemoError(f"the demo needs brokers in 3 racks; {self.bootstrap} has "
                             f"{sorted(by_rack) or 'no racks'}")
         racks = sorted(by_rack)[:3]
+        self.racks = {node.id: node.rack for node in nodes}
         return Layout((by_rack[racks[0]], by_rack[racks[1]], by_rack[racks[2]]),
                       (racks[0], racks[1], racks[2]))
 
-    def _create_topics(self, layout: Layout) -> None:
+    def _plugged_skip(self) -> dict[str, str | None]:
+        """Which plug-in group cannot run here, and why (said in one line each)."""
+        from confluent_kafka.admin import AdminClient
+
+        skip = {"java": plugged.java_missing(),
+                "kip848": plugged.kip848_skip_reason(AdminClient(self._conf()), self.names.tag,
+                                                     self.names.requests)}
+        for kind, group in (("java", self.names.java_group), ("kip848", self.names.kip848_group)):
+            if skip[kind]:
+                self.say(f"skipping {group} ({plugged.PluggedGroups.KINDS[kind]}): {skip[kind]}")
+        return skip
+
+    def _create_topics(self, layout: Layout, skip: dict[str, str | None]) -> None:
         from confluent_kafka import Producer
         from confluent_kafka.admin import AdminClient, NewTopic
 
         admin = AdminClient(self._conf())
         topics = [self.names.orders, self.names.clicks]
+        topics += [t for kind, t in (("java", self.names.payments), ("kip848", self.names.views))
+                   if not skip[kind]]
         new = [NewTopic(t, num_partitions=PARTITIONS, replica_assignment=layout.skewed())
                for t in topics]
-        for name, future in admin.create_topics(new, operation_timeout=30).items():
+        for future in admin.create_topics(new, operation_timeout=30).values():
             future.result(60)
-            self.say(f"created topic {name}: 6 partitions, replicas only in "
-                     f"{layout.racks[0]} and {layout.racks[1]} (none in {layout.racks[2]})")
+        self.say(f"created topics {', '.join(topics)}: 6 partitions each, replicas only in "
+                 f"{layout.racks[0]} and {layout.racks[1]} (none in {layout.racks[2]})")
         producer = Producer(self._conf(**{"linger.ms": 20}))
-        for topic in topics:
+        for topic in topics[:2]:
             for i in range(RECORDS_PER_TOPIC):
                 producer.produce(topic, key=f"k{i}".encode(), value=f"event {i}".encode(),
                                  partition=i % PARTITIONS)
@@ -203,17 +237,17 @@ class Demo:
                                     stdin=subprocess.DEVNULL, cwd=ROOT, start_new_session=True,
                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
         stack.callback(self._stop_agent, proc)
-        self.say(f"started `rackwise agent run` (pid {proc.pid}, log {_rel(log_path)})")
+        self.say(f"started `rackwise agent run` (pid {proc.pid}, log {rel(log_path)})")
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise DemoError(f"the agent exited with code {proc.returncode}:\n"
-                                f"{_tail(log_path)}")
+                                f"{tail(log_path)}")
             if log_path.read_text(errors="replace").count('"partition ready"') >= 3:
                 self.say("agent ready: it owns the subscriptions topic and plans every group")
                 return proc
             time.sleep(0.3)
-        raise DemoError(f"the agent was not ready within 120 s:\n{_tail(log_path)}")
+        raise DemoError(f"the agent was not ready within 120 s:\n{tail(log_path)}")
 
     def _stop_agent(self, proc: subprocess.Popen[bytes]) -> None:
         if proc.poll() is not None:
@@ -269,6 +303,58 @@ class Demo:
                 errors.append(f"{m.name}: {m.error!r}")
         if errors:
             self.say("member errors: " + "; ".join(errors))
+
+    def _start_plugged(self, stack: contextlib.ExitStack, layout: Layout,
+                       skip: dict[str, str | None]) -> plugged.PluggedGroups:
+        groups = plugged.PluggedGroups(self.bootstrap, self.names, layout.racks, PARTITIONS,
+                                       self.work, self.say, skip, self.logger)
+        stack.callback(groups.stop)
+        groups.start()
+        running = [f"{self.names.java_group} (3 Java consumers, RackwiseAssignor)"
+                   if not skip["java"] else "",
+                   f"{self.names.kip848_group} (3 KIP-848 consumers, "
+                   "group.remote.assignor=rackwise)" if not skip["kip848"] else ""]
+        if any(running):
+            self.say(f"forming {' and '.join(r for r in running if r)} in the background, one "
+                     f"member per rack; Java logs in {rel(self.work)}/java-<rack>.log")
+        return groups
+
+    def _plugged(self, groups: plugged.PluggedGroups) -> list[onwire.WireGroup]:
+        out = []
+        for kind, group, topic, clients, plan in groups.wait():
+            self.say(f"{group} runs the agent's plan generation {plan.generation} (request "
+                     f"{plan.request_id}), {time.monotonic() - groups.began:.0f}s after its "
+                     f"first member started: {plan_line(group, plan).split(': ', 1)[1]}")
+            out.append(onwire.WireGroup(group, groups.KINDS[kind], topic, clients, plan))
+        for group, o in groups.outcome.items():
+            if o["status"] == "failed":
+                self.say(f"{group} ({o['kind']}) is left out: {o['reason']}")
+        return out
+
+    def _followers(self, members: list[Any], plans: dict[str, Any]) -> list[onwire.WireGroup]:
+        """The PlanFollower groups with their settled plans, once their members run them."""
+        out = []
+        for group, plan in plans.items():
+            clients = [m for m in members if m.follower.group_id == group]
+            deadline = time.monotonic() + 30
+            while not follows(plan, clients) and time.monotonic() < deadline:
+                time.sleep(0.3)
+            kind = ("consumer group, PlanFollower" if group == self.names.consumer_group
+                    else "Streams-style, PlanFollower")
+            topic = self.names.orders if group == self.names.consumer_group else self.names.clicks
+            out.append(onwire.WireGroup(group, kind, topic, clients, plan))
+        return out
+
+    def _wire(self, when: str, groups: list[onwire.WireGroup]) -> dict[str, Any]:
+        self.say(f"plan vs wire ({when}): writing {onwire.WIRE_RECORDS} records of "
+                 f"{onwire.VALUE_BYTES} B to each partition of {len(groups)} groups' topics; "
+                 "the clients count what they receive, and from which broker")
+        figures = onwire.measure(groups, self._conf(), self.racks, self.say)
+        for group, f in figures.items():
+            self.say("  " + onwire.wire_line(group, when, f))
+            for line in f["partition_lines"]:
+                self.logger.info("wire %s %s: %s", when, group, line)
+        return figures
 
     def _wait_stable(self, readers: dict[str, Any], after: dict[str, Any] | None,
                      timeout: float = 120) -> dict[str, Any]:
@@ -333,7 +419,7 @@ class Demo:
 
         self.say("starting Spark (local[2]) for the metrics job: the slowest step")
         # The JVM inherits stdout/stderr when it starts: they go to spark.log for good.
-        with _output_to(self.work / "spark.log"):
+        with output_to(self.work / "spark.log"):
             spark = build_session("local[2]", app_name="rackwise-demo")
         stack.callback(self._stop_spark, spark)
         return spark
@@ -347,7 +433,7 @@ class Demo:
         from metrics.report import load
 
         began = time.monotonic()
-        with _output_to(self.work / "spark.log"):  # librdkafka and Spark chatter
+        with output_to(self.work / "spark.log"):  # librdkafka and Spark chatter
             counters = run_available_now(
                 self.bootstrap, self.out / "crt", plans_topic=self.names.plans,
                 metrics_topic=self.names.metrics, spark=spark, timeout=300)
@@ -366,69 +452,15 @@ class Demo:
         from metrics.report import render
 
         page = Path(render(self.out / "crt", self.out / "report"))
-        self.say(f"report written: {_rel(page)}")
+        self.say(f"report written: {rel(page)}")
         return page
 
     # ---- output --------------------------------------------------------------------------
     def _print_figures(self, summary: dict[str, Any]) -> None:
         self.say("cross-rack figures per group, from the metrics job (Parquet under "
-                 f"{_rel(Path(summary['parquet']))}):")
+                 f"{rel(Path(summary['parquet']))}):")
         for line in figure_lines(summary, RECORDS_PER_TOPIC, self.out / "summary.json"):
             self._say(line)
-
-
-def _rel(path: Path) -> str:
-    with contextlib.suppress(ValueError):
-        return str(path.resolve().relative_to(Path.cwd()))
-    return str(path)
-
-
-def _tail(path: Path, lines: int = 20) -> str:
-    with contextlib.suppress(OSError):
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    return "(no log)"
-
-
-@contextlib.contextmanager
-def _output_to(path: Path) -> Iterator[None]:
-    """Point file descriptors 1 and 2 at ``path`` meanwhile: child processes started inside
-    (Spark's JVM) and C libraries (librdkafka) write there; Python exceptions still raise."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    try:
-        with open(path, "ab") as log:
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-            try:
-                yield
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os.dup2(saved[0], 1)
-                os.dup2(saved[1], 2)
-    finally:
-        for fd in saved:
-            os.close(fd)
-
-
-@contextlib.contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM cleans up like Ctrl-C (only the main thread may set handlers)."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def raise_interrupt(*_: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, raise_interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def run_demo(bootstrap: str | None = None, keep: bool = False, out: str | Path | None = None,
@@ -438,13 +470,13 @@ def run_demo(bootstrap: str | None = None, keep: bool = False, out: str | Path |
     demo = Demo(bootstrap or os.environ.get("RACKWISE_BOOTSTRAP"), keep,
                 Path(out) if out else DEFAULT_OUT, printer)
     try:
-        with _sigterm_as_interrupt():
+        with sigterm_as_interrupt():
             demo.run()
     except KeyboardInterrupt:
         printer("demo interrupted; everything it started has been stopped")
         return 130
     except Exception as exc:  # noqa: BLE001 - one clear line, logs named in the message
         printer(f"demo failed: {exc}")
-        printer(f"logs: {_rel(demo.work)}/agent.log, members.log, spark.log")
+        printer(f"logs: {rel(demo.work)}/agent.log, members.log, spark.log")
         return 1
     return 0
