@@ -26,6 +26,14 @@ ASSIGNORS: dict[str, tuple[Callable[[Group], Result], bool]] = {
     "rack-optimal": (assign_rack_optimal, False),
 }
 
+# the assignors whose plans depend on partition weights (measured traffic): only they can
+# make a better plan when traffic moves (the others balance counts; KIP-881 racks only)
+WEIGHTED_ASSIGNORS: frozenset[str] = frozenset({"rack-optimal"})
+
+
+def uses_weights(assignor: str) -> bool:
+    return assignor in WEIGHTED_ASSIGNORS
+
 
 def plan_group(group: Group, assignor: str, *, withhold: bool = True) -> AssignmentPlan:
     """The named assignor's plan for ``group``. ``withhold=False`` (eager and KIP-848 hand-over,

@@ -35,6 +35,7 @@ PlanReason = Literal[
     "subscription-changed",
     "replica-racks-changed",
     "partitions-changed",
+    "traffic-changed",
     "followup",
     "observed",
     "recommended",

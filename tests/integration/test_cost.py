@@ -210,7 +210,6 @@ def test_observe_mode_exports_bytes_and_dollars(
         bootstrap: str, admin: Any, unique_name: str) -> None:
     """Observe mode samples traffic once per round: the second round has bytes and $."""
     from agent.daemon.observe import Observer
-
     from agent.daemon.ops import Metrics
     from tests.support.agent import isolated_settings
 
