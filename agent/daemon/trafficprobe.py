@@ -83,6 +83,9 @@ class TrafficProber:
             except (AssignorError, RackwiseError, ValueError) as exc:
                 log.warning("traffic probe failed", group=job.group_id, error=str(exc))
                 self.results(Probed(job, None, str(exc)))
+            except Exception as exc:  # noqa: BLE001 - a probe never ends probing
+                log.exception("traffic probe failed", group=job.group_id)
+                self.results(Probed(job, None, repr(exc)))
 
     def probe(self, job: PlanJob) -> TrafficFigures | None:
         """What re-planning ``job``'s group now would save (None: its traffic is unmeasured)."""
