@@ -42,7 +42,7 @@ from agent.daemon.ops import Metrics, OpsServer
 from agent.daemon.planning import PlanJob, cross_rack_count, planned_topics, take_job
 from agent.daemon.rackwatch import RackWatch, watch_racks
 from agent.daemon.requests import RequestService
-from agent.daemon.state import GroupState, GroupTable, InputRejected, may_hold
+from agent.daemon.state import GroupState, GroupTable, InputRejected, awaiting_release, may_hold
 from agent.daemon.topics import ensure_topics, partition_counts
 from agent.daemon.trafficprobe import TrafficProber, TrafficReplans
 from agent.daemon.worker import PlanWorker
@@ -456,7 +456,7 @@ class Agent:
                 continue
             if group.in_flight is not None or group.dirty_since is None:
                 continue
-            if now - group.dirty_since < coalesce:
+            if now - group.dirty_since < coalesce or group.dirty == {"followup"} and awaiting_release(group):
                 continue
             self._dirty.discard(gid)
             self.worker.submit(self._job(group))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.daemon.events import Probed, TrafficSampled
-from agent.daemon.planning import compute_plan, take_job
+from agent.daemon.planning import compute_plan, job_for, take_job
 from agent.daemon.retraffic import (
     ReplanState,
     TrafficFigures,
@@ -254,3 +254,37 @@ def test_thresholds_interval_and_assignor_keep_groups_still() -> None:
     replans.sampled(TrafficSampled(traffic.samples))
     replans.schedule(9.0, table.groups, {0}, {})
     assert events == []
+
+
+def test_a_swap_is_followed_up_once_every_owner_has_let_go() -> None:
+    """The traffic re-plan swaps partitions between two members (both withheld). The
+    follow-up waits until both owners report the plan's generation: planned while one still
+    may hold its partition, it would withhold it again (the livelock the testbed showed)."""
+    from agent.daemon.state import awaiting_release
+
+    settings, table, traffic, (prober, view, events) = _setup()
+    group = table.groups["g"]
+    traffic.rates[TopicPartition("t", 0)] = 50 * BASE
+    hot = traffic.enriched(view)[1]
+    group.mark("traffic-changed", 1.0)
+    swap = compute_plan(take_job(group, settings.planner, ("t",)), hot)
+    group.in_flight, group.last_plan, group.last_generation = None, swap, swap.generation
+    owners = sorted({w.owner for w in swap.withheld})
+    assert len(owners) == 2, "a swap: two owners let go"
+    mine = {m.member_id: [(p.topic, p.partition) for p in m.partitions] for m in swap.members}
+    assert awaiting_release(group)
+    # one owner lets go (reports the plan's generation without the withheld partition)
+    first = owners[0]
+    table.apply(0, f"g/{first}".encode(), _sub(["t"], mine[first], swap.generation, MEMBERS[first]),
+                "consumer", 2.0)
+    assert awaiting_release(group)
+    # planned now, the other owner's partition would be withheld once more
+    early = compute_plan(job_for(group, settings.planner, ("t",), ("followup",)), hot)
+    assert early.withheld
+    for m in sorted(MEMBERS):
+        table.apply(0, f"g/{m}".encode(), _sub(["t"], mine[m], swap.generation, MEMBERS[m]),
+                    "consumer", 3.0)
+    assert not awaiting_release(group)
+    group.mark("followup", 3.0)
+    follow = compute_plan(take_job(group, settings.planner, ("t",)), hot)
+    assert not follow.withheld and cross_rack_bytes(hot, follow) == pytest.approx(BASE)
