@@ -130,8 +130,9 @@ class TrafficReplans:
                  followups: Mapping[str, float]) -> list[tuple[str, dict[str, object]]]:
         """The groups to re-plan now with reason ``traffic-changed`` (and their detail), from
         the probe results that arrived; on a new sample, probes for the groups that qualify."""
-        if not self.settings.traffic.replan:
-            return []
+        if not self.settings.traffic.replan or (
+                not self._results and self._sample <= self._probed_sample):
+            return []  # the loop calls this every poll: nothing new, nothing to do
         ready_set = frozenset(ready)
         due: list[tuple[str, dict[str, object]]] = []
         for gid in sorted(self._results):
