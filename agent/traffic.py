@@ -51,6 +51,30 @@ class TrafficSettings(BaseModel):
         default=0.001, gt=0,
         description="weight of an idle partition, relative to the mean (1.0) of all measured",
     )
+    # Traffic-triggered re-plans (the agent; docs/traffic.md "Re-planning when traffic moves")
+    replan: bool = Field(
+        default=True,
+        description="re-plan a group (reason traffic-changed) when the latest sample shows a "
+        "re-plan would cut its cross-rack bytes materially; only assignors that use weights",
+    )
+    replan_min_saving_pct: float = Field(
+        default=20.0, ge=0, le=100,
+        description="the re-plan must cut the group's cross-rack bytes/s by at least this %",
+    )
+    replan_min_saving_usd_month: float = Field(
+        default=5.0, ge=0,
+        description="... and by at least this many $/month at cost.price_per_gb x "
+        "cost.billed_directions (default price: $5/month is ~100 KiB/s)",
+    )
+    replan_hold_samples: int = Field(
+        default=2, ge=1,
+        description="consecutive traffic samples that must each show a material saving",
+    )
+    replan_min_interval_s: float = Field(
+        default=900.0, ge=0,
+        description="at least this long between two traffic-triggered re-plans of one group "
+        "(and after the agent takes a group over)",
+    )
 
 
 @dataclass(frozen=True)
@@ -125,6 +149,7 @@ class TrafficEstimator:
         # rates and weights of the last two samples, computed once (enrich() runs per group)
         self._rates: dict[TopicPartition, float] | None = None
         self._weights: dict[TopicPartition, float] | None = None
+        self.samples = 0  # samples taken so far: names the one the rates end with
         self.errors: list[str] = []
 
     # ---- reading ---------------------------------------------------------------------------
@@ -150,6 +175,7 @@ class TrafficEstimator:
             self._samples = [*self._samples[-1:], sample]
             self._snapshot = snap
             self._rates = self._weights = None
+            self.samples += 1
         return sample
 
     def measure(self, topics: Iterable[str], window_s: float | None = None) -> dict[TopicPartition, float]:
@@ -162,12 +188,17 @@ class TrafficEstimator:
 
     def _cached(self) -> tuple[dict[TopicPartition, float], dict[TopicPartition, float]]:
         """(rates, weights) of the last two samples, computed once per sample (not copied)."""
+        return self._state()[1:3]
+
+    def _state(self) -> tuple[int, dict[TopicPartition, float], dict[TopicPartition, float],
+                              ClusterSnapshot | None]:
+        """(sample number, rates, weights, snapshot), all of the same sample."""
         with self._lock:
             if self._rates is None or self._weights is None:
                 self._rates = (rates_between(self._samples[0], self._samples[1])
                                if len(self._samples) == 2 else {})
                 self._weights = weights_from(self._rates, self.settings.min_weight)
-            return self._rates, self._weights
+            return self.samples, self._rates, self._weights, self._snapshot
 
     def rates(self) -> dict[TopicPartition, float]:
         """Bytes/s per partition between the last two samples ({} before the second)."""
@@ -180,9 +211,11 @@ class TrafficEstimator:
     def enrich(self, view: ClusterView) -> ClusterView:
         """``view`` with measured bytes/s and weights, and (once sampled) the leaders and
         brokers' follower-fetching setting. Partitions not measured keep weight 1."""
-        rates, weights = self._cached()
-        with self._lock:
-            snap = self._snapshot
+        return self.enriched(view)[1]
+
+    def enriched(self, view: ClusterView) -> tuple[int, ClusterView]:
+        """:meth:`enrich`, and the number of the sample its rates end with."""
+        number, rates, weights, snap = self._state()
         mine = {tp for t in view.topics for tp in view.partitions(t)}
         rates = {tp: rates[tp] for tp in mine if tp in rates}
         weights = {tp: weights[tp] for tp in mine if tp in weights}
@@ -192,7 +225,7 @@ class TrafficEstimator:
             known = snap.view.leaders
             leaders.update({tp: known[tp] for tp in mine if tp in known})
             follower_fetching = snap.view.follower_fetching
-        return replace(
+        return number, replace(
             view,
             weights=weights or dict(view.weights),
             bytes_per_s=rates,

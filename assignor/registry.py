@@ -11,7 +11,7 @@ from collections.abc import Callable
 from assignor.base import Result
 from assignor.errors import AssignorError
 from assignor.model import Group
-from assignor.optimal import assign_rack_optimal, lower_bound
+from assignor.optimal import assign_rack_optimal, lower_bound, lower_bound_bytes
 from assignor.ownership import previous_owners
 from assignor.range import assign_range
 from assignor.sticky import assign_cooperative_sticky, assign_eager_sticky
@@ -25,6 +25,14 @@ ASSIGNORS: dict[str, tuple[Callable[[Group], Result], bool]] = {
     "cooperative-sticky": (assign_cooperative_sticky, False),
     "rack-optimal": (assign_rack_optimal, False),
 }
+
+# the assignors whose plans depend on partition weights (measured traffic): only they can
+# make a better plan when traffic moves (the others balance counts; KIP-881 racks only)
+WEIGHTED_ASSIGNORS: frozenset[str] = frozenset({"rack-optimal"})
+
+
+def uses_weights(assignor: str) -> bool:
+    return assignor in WEIGHTED_ASSIGNORS
 
 
 def plan_group(group: Group, assignor: str, *, withhold: bool = True) -> AssignmentPlan:
@@ -46,6 +54,9 @@ def plan_group(group: Group, assignor: str, *, withhold: bool = True) -> Assignm
         previous_owner=previous_owners(group.members, counts),
         lower_bound=lower_bound(group, per_topic=per_topic),
     )
+    if summary.bytes_per_s is not None:  # measured traffic: the best figure in bytes too
+        summary = summary.model_copy(update={
+            "lower_bound_bytes_per_s": lower_bound_bytes(group, per_topic=per_topic)})
     return AssignmentPlan(
         group_id=group.group_id,
         kind="consumer",

@@ -36,6 +36,7 @@ PlanReason = Literal[
     "subscription-changed",
     "replica-racks-changed",
     "partitions-changed",
+    "traffic-changed",
     "followup",
     "observed",
     "recommended",

@@ -18,7 +18,9 @@ from typing import Any
 from agent.audit.consumer import advice_for
 from agent.audit.model import RACK_UNKNOWN, AuditOptions, Decoded, Describe, GroupAudit, check_known
 from assignor.cluster import TopicPartition
+from assignor.cost import place_of
 from assignor.errors import AssignorError
+from assignor.streams.bytesbound import active_bytes_bound
 from assignor.summary import annotate, traffic_cost
 from protocol.groupdescribe import DescribedStreamsGroup
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary
@@ -276,8 +278,13 @@ def _measure(
             min_load=min(loads, default=0),
         ),
     )
-    actual_plan = annotate(actual_plan, view, locations)
-    best_plan = annotate(best_plan, view, locations)
+    # the least cross-rack bytes/s under the recommendation's balance (active tasks per
+    # process), each process placed as the cost model places it (host map included)
+    bound_bytes = active_bytes_bound(
+        view, tasks, {m.member_id: len(m.active_tasks) for m in best_plan.members},
+        {m.member_id: place_of(view, m.rack, locations.get(m.member_id)) for m in best_plan.members})
+    actual_plan = annotate(actual_plan, view, locations, bound_bytes)
+    best_plan = annotate(best_plan, view, locations, bound_bytes)
     # the HA assignor reports its own (KIP-925) traffic cost; the audit compares both plans
     # on one cost model, which also prices rack-unknown members
     best_assignment = {m.member_id: [TopicPartition(p.topic, p.partition) for p in m.partitions]

@@ -2,7 +2,8 @@
 
 Poll loop -> plan worker: :class:`OpenPartition`, :class:`ClosePartition`, :class:`PlanJobCommand`,
 :class:`StopWorker`. Plan worker -> poll loop: :class:`Opened`, :class:`Published`,
-:class:`Failed`. Metadata thread -> poll loop: :class:`RackChange`.
+:class:`Failed`. Metadata thread -> poll loop: :class:`RackChange`, :class:`TrafficSampled`.
+Traffic prober -> poll loop: :class:`Probed`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from protocol.plan import AssignmentPlan
 
 if TYPE_CHECKING:
     from agent.daemon.planning import PlanJob
+    from agent.daemon.retraffic import TrafficFigures
 
 
 @dataclass(frozen=True)
@@ -82,4 +84,21 @@ class RackChange:
         return {"topic": self.topic, "kind": self.kind, **self.detail}
 
 
-LoopEvent = Opened | Published | Failed | RackChange
+@dataclass(frozen=True)
+class TrafficSampled:
+    """The traffic estimator took sample number ``sample`` (rates end with it)."""
+
+    sample: int
+
+
+@dataclass(frozen=True)
+class Probed:
+    """What re-planning ``job``'s group would save at one sample's rates (agent.daemon.retraffic);
+    ``figures`` None: the probe failed with ``error``."""
+
+    job: PlanJob
+    figures: TrafficFigures | None
+    error: str | None = None
+
+
+LoopEvent = Opened | Published | Failed | RackChange | TrafficSampled | Probed

@@ -27,7 +27,7 @@ from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
 from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
-from agent.daemon.events import Failed, LoopEvent, Opened, Published, RackChange
+from agent.daemon.events import Failed, LoopEvent, Opened, Probed, Published, RackChange, TrafficSampled
 from agent.daemon.loading import (
     EXPIRY_LAG_LIMIT,
     STALL_GRACE_S,
@@ -42,8 +42,9 @@ from agent.daemon.ops import Metrics, OpsServer
 from agent.daemon.planning import PlanJob, cross_rack_count, planned_topics, take_job
 from agent.daemon.rackwatch import RackWatch, watch_racks
 from agent.daemon.requests import RequestService
-from agent.daemon.state import GroupState, GroupTable, InputRejected, may_hold
+from agent.daemon.state import GroupState, GroupTable, InputRejected, awaiting_release, may_hold
 from agent.daemon.topics import ensure_topics, partition_counts
+from agent.daemon.trafficprobe import TrafficProber, TrafficReplans
 from agent.daemon.worker import PlanWorker
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
@@ -80,6 +81,9 @@ class Agent:
         self.watch = RackWatch(self.admin, s.metadata)
         self.traffic = TrafficEstimator(self.admin, s.client_config(), s.traffic)
         self.worker = PlanWorker(s, self.watch, self.metrics, self._events.put, self.traffic)
+        self.prober = TrafficProber(s, self.watch, self.traffic, self._events.put)
+        self.replans = TrafficReplans(s, self.prober,
+                                      lambda outcome: self.metrics.traffic_probes.labels(outcome).inc())
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
         self.consumer = Consumer(
             s.client_config(
@@ -136,6 +140,7 @@ class Agent:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 signal.signal(sig, lambda *_: self._stop.set())
         self.worker.start()
+        self.prober.start(self._stop)
         if s.observe.groups:
             self.observer = Observer(s, self.metrics, self._owns, plans_partitions, admin)
             self.observer.start(self._stop)
@@ -341,6 +346,10 @@ class Agent:
                 self._published(event)
             elif isinstance(event, Failed):
                 self._failed(event)
+            elif isinstance(event, TrafficSampled):
+                self.replans.sampled(event)
+            elif isinstance(event, Probed):
+                self.replans.probed(event)
             else:
                 self._rack_change(event)
 
@@ -428,11 +437,15 @@ class Agent:
         return behind(self.consumer, self.settings.topics.subscriptions, self._ready)
 
     def _schedule(self, now: float) -> None:
-        """The one place re-plans are decided: due probing follow-ups, then dirty groups once
-        their changes have coalesced and no plan of theirs is in flight."""
+        """The one place re-plans are decided: due probing follow-ups, traffic re-plans whose
+        saving held (agent.daemon.trafficprobe), then dirty groups once their changes have
+        coalesced and no plan of theirs is in flight."""
         for gid in sorted(g for g, due in self._followups.items() if due <= now):
             del self._followups[gid]
             self._trigger(gid, "followup", {"probing": True})
+        for gid, detail in self.replans.schedule(now, self.table.groups, self._ready,
+                                                 self._followups):
+            self._trigger(gid, "traffic-changed", detail)
         if not self._dirty:
             return
         coalesce = self.settings.planner.coalesce_ms / 1000
@@ -443,7 +456,7 @@ class Agent:
                 continue
             if group.in_flight is not None or group.dirty_since is None:
                 continue
-            if now - group.dirty_since < coalesce:
+            if now - group.dirty_since < coalesce or group.dirty == {"followup"} and awaiting_release(group):
                 continue
             self._dirty.discard(gid)
             self.worker.submit(self._job(group))
@@ -465,7 +478,7 @@ class Agent:
             lambda: self._watched,
             self._events.put,
             self.metrics.metadata_errors.inc,
-            self.traffic.sample,
+            self.prober.sample,
         )
 
     def health(self) -> tuple[bool, dict[str, Any]]:

@@ -50,6 +50,11 @@ class Metrics:
         self.triggers = Counter(
             "rackwise_triggers_total", "re-plan triggers", ["reason"], registry=r
         )
+        self.traffic_probes = Counter(
+            "rackwise_traffic_probes_total",
+            "traffic probes of settled groups, by outcome (replan, material, not-material, "
+            "stale, unmeasured, failed)", ["outcome"], registry=r,
+        )
         self.dead_letters = Counter(
             "rackwise_dead_letters_total",
             "records sent to the dead-letter topic",

@@ -144,6 +144,19 @@ def planned_topics(group_id: str, kind: str, subscribed: Iterable[str],
 def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ...]) -> PlanJob:
     """The next job for ``group``: copies what the worker needs and resets the group's dirty
     bookkeeping (the caller owns ``group``: the agent's poll loop)."""
+    job = job_for(group, settings, topics, tuple(sorted(group.dirty)))
+    group.in_flight = job.generation
+    group.dirty.clear()
+    group.changes = []
+    group.expired = []
+    group.dirty_since = None
+    return job
+
+
+def job_for(group: GroupState, settings: PlannerSettings, topics: tuple[str, ...],
+            triggers: tuple[str, ...]) -> PlanJob:
+    """A job for ``group`` woken by ``triggers``, leaving the group as it is (a traffic
+    probe plans a copy it never publishes: agent.daemon.trafficprobe)."""
     generation = next_generation(
         Round(
             previous=group.last_plan,
@@ -156,12 +169,12 @@ def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ..
         setup = parsed_streams_setup(group.group_id, settings) if group.kind == "streams" else None
     except AssignorError as exc:
         setup_error = f"streams group {group.group_id}: configured topology or config: {exc}"
-    job = PlanJob(
+    return PlanJob(
         group_id=group.group_id,
         partition=group.partition,
         kind=group.kind,
         generation=generation,
-        triggers=tuple(sorted(group.dirty)),
+        triggers=triggers,
         assignor=assignor_for(group.group_id, group.kind, settings),
         # Withhold what a member may hold from a plan it has not confirmed yet, too.
         members=tuple(
@@ -176,12 +189,6 @@ def take_job(group: GroupState, settings: PlannerSettings, topics: tuple[str, ..
         streams=setup,
         streams_error=setup_error,
     )
-    group.in_flight = generation
-    group.dirty.clear()
-    group.changes = []
-    group.expired = []
-    group.dirty_since = None
-    return job
 
 
 def _with_owned(member: MemberState, owned: frozenset[tuple[str, int]]) -> MemberState:

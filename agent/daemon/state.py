@@ -237,6 +237,20 @@ def may_hold(member: MemberState, plan: AssignmentPlan | None) -> frozenset[Part
     return member.owned | frozenset(extra)
 
 
+def awaiting_release(group: GroupState) -> bool:
+    """Whether a live owner of a partition the last plan withheld has not reported that plan's
+    generation yet (it is still letting go). A follow-up made now would plan with what that
+    owner *may* hold (``may_hold``), so it could withhold again what was just released, and
+    each release would trigger the next such plan (seen on the testbed after a re-plan that
+    swapped partitions between members). The follow-up waits for it instead: one heartbeat,
+    or until the owner expires."""
+    plan = group.last_plan
+    if plan is None:
+        return False
+    return any(w.owner in group.members and group.members[w.owner].generation < plan.generation
+               for w in plan.withheld)
+
+
 def released_withheld(member: MemberState, plan: AssignmentPlan | None) -> set[Partition]:
     """Partitions the plan withheld because of this member that it no longer reports (once
     it reports the plan's generation: before that it may not have let go yet)."""

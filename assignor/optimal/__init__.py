@@ -262,7 +262,7 @@ def lower_bound(group: Group, *, per_topic: bool = False) -> float:
     return total
 
 
-def lower_bound_bytes(group: Group) -> float | None:
+def lower_bound_bytes(group: Group, *, per_topic: bool = False) -> float | None:
     """The least cross-rack bytes/s reachable under the balance, or None when the cluster
     view carries no measured traffic.
 
@@ -280,4 +280,4 @@ def lower_bound_bytes(group: Group) -> float | None:
         return 0.0
     scale = 1e6 / top
     scaled = replace(view, weights={tp: r * scale for tp, r in measured.items()})
-    return round(lower_bound(replace(group, cluster=scaled)) / scale, 3)
+    return round(lower_bound(replace(group, cluster=scaled), per_topic=per_topic) / scale, 3)

@@ -11,13 +11,21 @@ metrics see what the client actually reads). Summary figures:
 * max_load / min_load: active tasks per client; moved_partitions: source partitions of
   actives whose process changed since the previous plan;
 * standby_rack_diversity: mean distinct racks over each stateful task's copies.
+
+When the cluster view carries measured traffic, the plan also carries the bytes figures of
+assignor.cost (assignor.summary.annotate) and ``lower_bound_bytes_per_s``: the least
+cross-rack bytes/s of active tasks with the same per-client counts
+(assignor.streams.bytesbound).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from assignor.cost import place_of
+from assignor.streams.bytesbound import active_bytes_bound
 from assignor.streams.ha import HAResult
 from assignor.streams.rack import rack_context, solve_active
 from assignor.streams.state import ClientState
@@ -82,7 +90,7 @@ def build_plan(
         moved_partitions=moved,
         standby_rack_diversity=_diversity(inputs, result),
     )
-    return AssignmentPlan(
+    plan = AssignmentPlan(
         group_id=inputs.group_id,
         kind="streams",
         generation=inputs.generation,
@@ -93,6 +101,22 @@ def build_plan(
         followup_ms=inputs.config.probing_rebalance_interval_ms if result.probing_needed else None,
         summary=summary,
     )
+    bound = bytes_bound(inputs, result)
+    if bound is None:
+        return plan
+    from assignor.summary import annotate
+
+    return annotate(plan, view, lower_bound_bytes=bound)
+
+
+def bytes_bound(inputs: StreamsInputs, result: HAResult,
+                locations: Mapping[str, str | None] | None = None) -> float | None:
+    """The least cross-rack bytes/s of the actives with this result's per-client counts
+    (assignor.streams.bytesbound), or None when traffic is not measured."""
+    places = {pid: place_of(inputs.view, c.rack, (locations or {}).get(pid))
+              for pid, c in result.clients.items()}
+    counts = {pid: len(c.active) for pid, c in result.clients.items()}
+    return active_bytes_bound(inputs.view, inputs.tasks, counts, places)
 
 
 def _lower_bound(inputs: StreamsInputs, result: HAResult) -> float | None:

@@ -90,7 +90,7 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
     gb5 = plan("gb", 5, {
         "b1": (None, [(0, ["az1"], 1.0)]),                                      # unknown rack: local
         "b2": ("az3", [(1, ["az1", "az2"], 4.0), (2, ["az3"], 1.0), (3, ["az3"], 1.0)]),
-    }, minute=1.5, moved=1)
+    }, minute=1.5, moved=1, reason="traffic-changed")  # the newest reason is read as any other
     gs3 = streams_plan("gs", 3, minute=2.0)
     gm7 = measured_plan("gm", 7, minute=2.5)
     published = [ga1, ga2, gb5, gs3, gm7]
@@ -115,6 +115,7 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
     ga1_row = next(r for r in plans if (r["group_id"], r["generation"]) == ("ga", 1))
     assert (ga1_row["cross_rack_partitions"], ga1_row["cross_rack_weight"]) == (2, 3.5)
     assert ga1_row["cross_rack_ratio"] == 0.5 and ga1_row["excess_cost"] == 2.5
+    assert next(r for r in plans if r["group_id"] == "gb")["reason"] == "traffic-changed"
     gs_row = next(r for r in plans if r["group_id"] == "gs")
     assert (gs_row["kind"], gs_row["standby_rack_diversity"], gs_row["load_spread"]) == \
         ("streams", 2.0, 1)

@@ -9,7 +9,11 @@
   rack and across racks, with the racks of the brokers from ``describe_cluster``: nothing of
   rackwise is involved.
 
-Shared by tests/integration/test_cost.py and bench/bench_traffic.py.
+:class:`CountingFollowers` count the same way while following rackwise's plans
+(agent.member.PlanFollower): the check that a plan the agent publishes changes what crosses
+racks on the wire.
+
+Shared by tests/integration/test_cost.py, test_traffic_replan.py and bench/bench_traffic.py.
 """
 
 from __future__ import annotations
@@ -188,4 +192,51 @@ class CountingConsumers:
         self._stop.set()
         self._thread.join(10)
         for c in self.consumers:
+            c.close()
+
+
+class CountingFollowers(CountingConsumers):
+    """One PlanFollower member per rack, each data consumer with statistics; a thread polls
+    the consumers and the followers (applying plans as they come)."""
+
+    def __init__(self, bootstrap: str, group: str, topics: Sequence[str],
+                 racks: Sequence[str], broker_racks: Mapping[int, str | None],
+                 subscriptions_topic: str, plans_topic: str) -> None:
+        from agent.member import PlanFollower
+
+        self.broker_racks = dict(broker_racks)
+        self.racks = list(racks)
+        self._lock = threading.Lock()
+        self._stats = {}
+        self._owned = {}
+        self.consumers = []
+        self.followers: list[PlanFollower] = []
+        for i, rack in enumerate(racks):
+            conf = PlanFollower.consumer_config({"bootstrap.servers": bootstrap}, group, rack)
+            consumer = Consumer({**conf, "statistics.interval.ms": 500, "fetch.wait.max.ms": 100,
+                                 "auto.offset.reset": "latest", "stats_cb": self._callback(i)})
+            follower = PlanFollower(consumer, {"bootstrap.servers": bootstrap, "client.rack": rack},
+                                    group_id=group, topics=topics, rack=rack, member_id=f"m-{rack}",
+                                    subscriptions_topic=subscriptions_topic, plans_topic=plans_topic,
+                                    heartbeat_s=1.0)
+            follower.start()
+            self.consumers.append(consumer)
+            self.followers.append(follower)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="counting-followers", daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.is_set():
+            for i, (c, f) in enumerate(zip(self.consumers, self.followers, strict=True)):
+                c.consume(500, 0.02)  # consumes, and fires the statistics callback
+                f.poll()
+                with self._lock:
+                    self._owned[i] = sorted(p for _t, p in f.owned)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        for c, f in zip(self.consumers, self.followers, strict=True):
+            f.close(leave=True)
             c.close()

@@ -196,5 +196,21 @@ def test_lower_bound_in_bytes() -> None:
     assert lower_bound_bytes(replace_view(group, ClusterView(BROKERS, view.topics))) is None
 
 
+@pytest.mark.parametrize("assignor", ["range", "cooperative-sticky", "rack-optimal"])
+def test_every_consumer_plan_with_measured_traffic_carries_the_bound_in_bytes(assignor: str) -> None:
+    from assignor.api import ConsumerGroup, Round, plan
+    from assignor.optimal import lower_bound_bytes
+
+    view = ClusterView(BROKERS, {"t": ((1,), (1,))}, bytes_per_s={T0: 1e9, T1: 10.0})
+    members = (Member.of("a", rack="az1", topics=["t"]), Member.of("b", rack="az2", topics=["t"]))
+    measured = plan(ConsumerGroup("g", members, view, assignor, "eager"), Round(generation=1))
+    s = measured.summary
+    assert s.lower_bound_bytes_per_s == lower_bound_bytes(Group("g", members, view)) == 10.0
+    assert s.cross_rack_bytes_per_s is not None and s.cross_rack_bytes_per_s >= 10.0
+    bare = plan(ConsumerGroup("g", members, ClusterView(BROKERS, view.topics), assignor, "eager"),
+                Round(generation=1))
+    assert bare.summary.lower_bound_bytes_per_s is None
+
+
 def replace_view(group: Group, view: ClusterView) -> Group:
     return Group(group.group_id, group.members, view)
