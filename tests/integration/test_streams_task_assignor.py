@@ -13,13 +13,15 @@ c. a replica move of a source partition re-plans it (the leader's consumer sees 
    racks change, KIP-881, and rebalances): the task moves to a process in a rack that holds
    a replica;
 b. a fourth process with no state first gets warm-ups (shown as standbys in its own list) and
-   no stateful active, with a probing follow-up due; a probing rebalance, one interval (60 s,
-   Kafka's minimum) after the plan before it, moves a warmed-up active to it. HA's balanced
-   target for the newcomer can change between rounds (its rack optimisation protects the
+   no stateful active, with a probing follow-up due; once a probing rebalance (one interval,
+   60 s, Kafka's minimum, after the plan before it) has come, a warmed-up active moves to it,
+   with that rebalance or with the cooperative follow-up right after it. HA's balanced target
+   for the newcomer can change between rounds (its rack optimisation protects the
    round-robin draft, not the warm-ups), so this can take one or two probing rounds, as in
-   Kafka's own HighAvailabilityTaskAssignor. Its standby restore is slowed to
-   4 ms per record (TaskApp ``standby-ms-per-record``) so a warm-up outlasts the cooperative
-   follow-up rebalance right after the join, and finishes well before the probing one;
+   Kafka's own HighAvailabilityTaskAssignor. Its standby restore is slowed to 10 records per
+   batch at 20 ms per record (TaskApp ``standby-ms-per-record``) so a warm-up outlasts the
+   cooperative follow-up rebalance right after a plan, and finishes well before the probing
+   one;
 d. with the agent stopped, the next rebalance falls back to Kafka's StickyTaskAssignor (the
    leader logs why) and every task is still active exactly once.
 """
@@ -65,7 +67,7 @@ class App:
     instances: list[TaskAppInstance] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
 
-    def start(self, rack: str, **kw: Any) -> TaskAppInstance:
+    def start(self, rack: str, config: dict[str, str] | None = None, **kw: Any) -> TaskAppInstance:
         s = self.settings.topics
         inst = TaskAppInstance(
             self.bootstrap, self.app_id, rack, input=self.topics["input"],
@@ -78,6 +80,7 @@ class App:
                 "rackwise.timeout.ms": "10000",
                 "rackwise.backoff.ms": "120000",  # (d): one time-out, then fall back at once
                 "metadata.max.age.ms": "3000",  # the leader sees replica moves within 3 s
+                **(config or {}),
             },
             **kw,
         )
@@ -226,7 +229,13 @@ def _changelog_records(bootstrap: str, topic: str) -> int:
 def test_b_a_new_instance_warms_up_then_takes_actives_on_probing(app: App) -> None:
     wait_for(lambda: follows(app), 60, "a settled plan")
     # A fresh state directory: no state. Its JVM starts while the data is produced; it joins after.
-    newcomer = app.start("az1", standby_ms_per_record=4, hold=True)
+    # Its warm-ups restore 10 records per batch at 20 ms a record: ~18 s to come within
+    # RECOVERY_LAG of a ~1,000-record changelog. That outlasts the cooperative follow-up right
+    # after a plan (about 1 s) and ends well before the probing rebalance (60 s). (Kafka
+    # advances a standby's offsets before the listener sleeps, so with the default restore
+    # batch of 1,000 a warm-up is caught up at once, whatever the sleep.)
+    newcomer = app.start("az1", standby_ms_per_record=20, hold=True,
+                         config={"restore.consumer.max.poll.records": "10"})
     _produce(app.bootstrap, app.topics["input"], RECORDS)
     changelog = f"{app.app_id}-counts-changelog"
     wait_for(lambda: _changelog_records(app.bootstrap, changelog) >= RECORDS, 120,
@@ -290,10 +299,19 @@ def test_b_a_new_instance_warms_up_then_takes_actives_on_probing(app: App) -> No
           f"({first.reason}), {gap:.0f}s after the plan before it, "
           f"{time.monotonic() - joined:.0f}s after the new process started")
     print(f"(b) plans (generation, reason, followup_ms, the new process's tasks): {history()}")
-    # It was the probing rebalance: one probing interval after the last plan, nothing else.
+    # Actives moved on a follow-up, and not before a probing rebalance (a plan one probing
+    # interval after the plan before it) had come since the warm-ups were planned. The move
+    # itself may come with the probing rebalance or with the cooperative follow-up right after
+    # it (Kafka Streams rebalances again at once when that plan moved an active elsewhere).
     assert first.reason == "followup", history()
     assert previous.followup_ms == PROBING_MS, history()
-    assert gap >= PROBING_MS / 1000 - 5, history()
+    created = {p.generation: p.created_at for p in plans}
+    probing = [g for g in range(warm.generation + 1, first.generation + 1)
+               if g in created and g - 1 in created
+               and (created[g] - created[g - 1]).total_seconds() >= PROBING_MS / 1000 - 5]
+    assert probing, history()
+    print(f"(b) probing rebalance(s) at generation {probing}; "
+          f"the move came {gap:.0f}s after the plan before it")
 
 
 @pytest.mark.timeout(240)

@@ -37,7 +37,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code standby-ms-per-record=0}: when above 0, the standby update listener sleeps that long per
  * restored record, so a warm-up replica takes a predictable while to catch up (a large state in
  * miniature; the HA test needs it to outlast the cooperative follow-up rebalance that comes right
- * after a join, yet to finish before the probing rebalance), {@code hold=false}: when true the
+ * after a join, yet to finish before the probing rebalance). Kafka advances the standby's offsets
+ * before the listener runs, so the sleep only paces the batches after the first: pair it with a
+ * small {@code config=restore.consumer.max.poll.records=...}. {@code hold=false}: when true the
  * client is built but only started on the first stdin line (a JVM warmed up ahead of its join).
  *
  * <p>stdout: one JSON line whenever its own view of its tasks changes (and on each stdin line):
