@@ -30,6 +30,7 @@ from assignor.cost import Place, fractions, place_of
 from assignor.errors import AssignorError, SolverError
 from assignor.model import Group, Member
 from assignor.optimal.balance import band, member_arcs
+from assignor.optimal.decode import Pool, hand_out, spread
 from assignor.optimal.flow import FlowNetwork
 from assignor.ownership import previous_owners
 
@@ -71,11 +72,14 @@ class _Problem:
 
 
 def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
-    """Optimal assignment and its cost (in the problem's cost units)."""
+    """Optimal assignment and its cost (in the problem's cost units): docs/rack-optimal.md."""
     members = sorted(pb.members, key=lambda m: m.member_id)
     ids = [m.member_id for m in members]
     rack_of = {m.member_id: place_of(pb.cluster, m.rack, m.location) for m in members}
     cluster_racks = pb.cluster.all_racks()
+    # Exact integer units (§ 2): D x share is 0, D-1 or D, so only the weight is rounded.
+    d = max(len(cluster_racks), 1)
+    move_unit = round(SCALE * pb.move) * d
 
     # The leader's rack matters only to members that read from the leader (no rack, or no
     # follower fetching); otherwise it would only split interchangeable partitions apart.
@@ -84,8 +88,17 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     def leader_rack(t: str, p: int) -> str | None:
         return pb.cluster.leader_rack(t, p) if by_leader else None
 
+    share_memo: dict[tuple[tuple[str, ...], str | None, Place], float] = {}
+
     def share(racks: tuple[str, ...], leader: str | None, place: Place) -> float:
-        return fractions(racks, leader, place, cluster_racks)[0]
+        key = (racks, leader, place)
+        got = share_memo.get(key)
+        if got is None:
+            got = share_memo[key] = fractions(racks, leader, place, cluster_racks)[0]
+        return got
+
+    def units(weight: float, racks: tuple[str, ...], leader: str | None, place: Place) -> int:
+        return round(SCALE * pb.traffic * weight) * round(d * share(racks, leader, place))
 
     subs: dict[str, tuple[str, ...]] = {
         t: tuple(m.member_id for m in members if t in m.topics) for t in pb.topics
@@ -130,18 +143,16 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
         count = len(groups[gk])
         gn = net.add_node()
         net.set_supply(gn, count)
-        moved = pb.move if owner else 0.0
+        moved = move_unit if owner else 0
         if owner and owner != "?":
-            cost = round(SCALE * pb.traffic * weight * share(racks, lead or None,
-                                                             rack_of[owner]))
+            cost = units(weight, racks, lead or None, rack_of[owner])
             arc_tags.append((net.add_arc(gn, node[owner], count, cost), owner, gi))
             max_unit = max(max_unit, cost)
         for (cj, rk), rn in sorted(rack_nodes.items(),
                                    key=lambda kv: (kv[0][0], _place_key(kv[0][1]))):
             if cj != ci:
                 continue
-            cost = round(SCALE * (pb.traffic * weight * share(racks, lead or None, rk)
-                                  + moved))
+            cost = units(weight, racks, lead or None, rk) + moved
             arc_tags.append((net.add_arc(gn, rn, count, cost), (cj, rk), gi))
             max_unit = max(max_unit, cost)
     total = sum(sizes)
@@ -152,12 +163,9 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     net.set_supply(sink, -(total - bnd.lo * len(ids)))
     sol = net.solve()
 
-    # decode: direct arcs to previous owners, then split each rack node's pool
-    # The cost is summed again from the decoded assignment, unrounded: the flow's integer
-    # costs are rounded to 1/SCALE, and a fractional share ((R-1)/R) must not drift.
-    total_cost = 0.0
-    out: dict[str, list[TopicPartition]] = {m: [] for m in ids}
-    pools: dict[tuple[int, Place], list[TopicPartition]] = {}
+    # decode (§ 5): direct arcs to previous owners, then each pool, heaviest first
+    kept: dict[str, list[TopicPartition]] = {m: [] for m in ids}
+    pooled: dict[tuple[int, Place], list[TopicPartition]] = {}
     taken = [0] * len(group_keys)
     for arc, dest, gi in arc_tags:
         f = sol.flow(arc)
@@ -165,34 +173,35 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
             continue
         chunk = groups[group_keys[gi]][taken[gi] : taken[gi] + f]
         taken[gi] += f
-        # Unrounded traffic cost, per chunk: its partitions share racks, leader and weight,
-        # and every member behind a rack node shares that node's place.
-        _, racks, lead, weight, _ = group_keys[gi]
-        place = rack_of[dest] if isinstance(dest, str) else dest[1]
-        total_cost += f * pb.traffic * weight * share(racks, lead or None, place)
         if isinstance(dest, str):
-            out[dest].extend(chunk)
+            kept[dest].extend(chunk)
         else:
-            pools.setdefault(dest, []).extend(chunk)
+            pooled.setdefault(dest, []).extend(chunk)
     counts = _rack_flows(sol, net, rack_nodes, node)
-    for pool_key in sorted(pools, key=lambda k: (k[0], _place_key(k[1]))):
-        pool = sorted(pools[pool_key])
-        want = counts.get(pool_key, {})
-        rest: list[TopicPartition] = []
-        for tp in pool:
-            prev_owner = pb.prev.get(tp)
-            if prev_owner is not None and want.get(prev_owner, 0) > 0:
-                out[prev_owner].append(tp)
-                want[prev_owner] -= 1
-            else:
-                rest.append(tp)
-        it = iter(rest)
-        for m in sorted(want):
-            for _ in range(want[m]):
-                out[m].append(next(it))
-    if pb.prev:  # moves are known only once each pool is split among its members
-        total_cost += pb.move * sum(
-            1 for m, tps in out.items() for tp in tps if pb.prev.get(tp, m) != m)
+    pools = [Pool(pooled[k], counts.get(k, {}))
+             for k in sorted(pooled, key=lambda k: (k[0], _place_key(k[1])))]
+    out = hand_out(kept, pools, pb.cluster.weight, pb.prev)
+
+    lead_of = {tp: leader_rack(tp.topic, tp.partition) for tps in out.values() for tp in tps}
+
+    def unit(tp: TopicPartition, member: str) -> int:
+        was = pb.prev.get(tp)
+        return (units(pb.cluster.weight(tp), pb.cluster.racks(tp.topic, tp.partition),
+                      lead_of[tp], rack_of[member])
+                + (move_unit if was is not None and was != member else 0))
+
+    subscribed = {m.member_id: frozenset(m.topics) for m in members}
+    spread(out, pb.cluster.weight, subscribed, unit)
+
+    # The cost is summed from the decoded assignment, unrounded, in (member, partition) order.
+    total_cost = 0.0
+    for m in ids:
+        for tp in sorted(out[m]):
+            total_cost += pb.traffic * pb.cluster.weight(tp) * share(
+                pb.cluster.racks(tp.topic, tp.partition), lead_of[tp], rack_of[m])
+            was = pb.prev.get(tp)
+            if was is not None and was != m:
+                total_cost += pb.move
     return {m: sorted(v) for m, v in out.items()}, round(total_cost, 9)
 
 

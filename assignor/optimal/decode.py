@@ -1,0 +1,151 @@
+"""From the flow's counts to partitions, spreading bytes without changing cost or counts.
+
+docs/rack-optimal.md § 5 states the rules; the Java core (``dev.rackwise.core``) follows the
+same page. The flow says how many partitions each ``(class, place)`` pool hands each member;
+any split of a pool costs the same, so the decode is free to choose *which* partitions, and
+chooses them so that no member becomes a hot spot:
+
+1. pool partitions go out heaviest first, each to its previous owner when that makes no hot
+   spot, else to the least-loaded member of its pool (LPT, the classic makespan heuristic);
+2. then pairwise swaps between the busiest member and a lighter one, each swap cost-neutral
+   for both partitions in the solver's exact integer units, while the busiest load falls.
+
+Example: one pool {a, b} in one rack taking 2 partitions each of weights 9, 9, 1, 1 -> a gets
+9 + 1 and b gets 9 + 1 (not 9 + 9 and 1 + 1 as a split in partition order would give).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from assignor.cluster import TopicPartition
+
+# unit(tp, member) -> the solver's integer cost of that placement (docs/rack-optimal.md § 2)
+UnitCost = Callable[[TopicPartition, str], int]
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Partitions the flow sent to one (class, place) node, and how many each member takes."""
+
+    partitions: Sequence[TopicPartition]
+    want: Mapping[str, int]
+
+
+def hand_out(
+    kept: Mapping[str, Sequence[TopicPartition]],
+    pools: Sequence[Pool],
+    weight: Callable[[TopicPartition], float],
+    prev: Mapping[TopicPartition, str],
+) -> dict[str, list[TopicPartition]]:
+    """Step 2: ``kept`` (direct arcs to previous owners) plus every pool, heaviest first."""
+    out = {m: list(tps) for m, tps in kept.items()}
+    load = {m: sum(weight(tp) for tp in tps) for m, tps in out.items()}
+    count = {m: len(tps) for m, tps in out.items()}
+    total_n = dict(count)
+    want: list[dict[str, int]] = []
+    for pool in pools:
+        want.append(dict(pool.want))
+        for m, n in pool.want.items():
+            total_n[m] = total_n.get(m, 0) + n
+            out.setdefault(m, [])
+            load.setdefault(m, 0.0)
+            count.setdefault(m, 0)
+    items = [(tp, i) for i, pool in enumerate(pools) for tp in pool.partitions]
+    n_parts = sum(count.values()) + len(items)
+    total_w = 0.0
+    for tp in sorted([tp for tps in kept.values() for tp in tps] + [tp for tp, _ in items]):
+        total_w += weight(tp)
+    mean = total_w / n_parts if n_parts else 0.0
+    items.sort(key=lambda it: (-weight(it[0]), it[0]))
+    for tp, i in items:
+        w = weight(tp)
+        left = want[i]
+        owner = prev.get(tp)
+        if owner is not None and left.get(owner, 0) > 0 \
+                and load[owner] + w <= max(total_n[owner] * mean, w):
+            chosen = owner
+        else:
+            chosen = min((m for m, n in left.items() if n > 0),
+                         key=lambda m: (load[m], count[m], m))
+        left[chosen] -= 1
+        out[chosen].append(tp)
+        load[chosen] += w
+        count[chosen] += 1
+    return out
+
+
+def spread(
+    assignment: dict[str, list[TopicPartition]],
+    weight: Callable[[TopicPartition], float],
+    subscribed: Mapping[str, frozenset[str]],
+    unit: UnitCost,
+) -> None:
+    """Step 3, in place: cost-neutral swaps while the busiest member's load falls."""
+    members = sorted(assignment)
+    if len({weight(tp) for tps in assignment.values() for tp in tps}) <= 1:
+        return
+    # each member's partitions, lightest first, for the search of a lighter partner
+    held = {m: sorted(assignment[m], key=lambda tp: (weight(tp), tp)) for m in members}
+    keys = {m: [(weight(tp), tp) for tp in held[m]] for m in members}
+    load = {m: _sum(weight, held[m]) for m in members}
+    for _ in range(2 * len(members) + 10):
+        a = min(members, key=lambda m: (-load[m], m))
+        lighter = sorted((m for m in members if load[m] < load[a]), key=lambda m: (load[m], m))
+        swap = _find_swap(a, held[a], lighter, keys, load, weight, subscribed, unit)
+        if swap is None:
+            break
+        p, b, q = swap
+        for m, out_tp, in_tp in ((a, p, q), (b, q, p)):
+            k = keys[m]
+            i = bisect.bisect_left(k, (weight(out_tp), out_tp))
+            del k[i]
+            del held[m][i]
+            j = bisect.bisect_left(k, (weight(in_tp), in_tp))
+            k.insert(j, (weight(in_tp), in_tp))
+            held[m].insert(j, in_tp)
+        load[a] = _sum(weight, held[a])
+        load[b] = _sum(weight, held[b])
+    for m in members:
+        assignment[m] = held[m]
+
+
+def _sum(weight: Callable[[TopicPartition], float], tps: Sequence[TopicPartition]) -> float:
+    """A member's load, summed in (topic, partition) order so both languages add alike."""
+    total = 0.0
+    for tp in sorted(tps):
+        total += weight(tp)
+    return total
+
+
+def _find_swap(
+    a: str,
+    mine: Sequence[TopicPartition],
+    lighter: Sequence[str],
+    keys: Mapping[str, list[tuple[float, TopicPartition]]],
+    load: Mapping[str, float],
+    weight: Callable[[TopicPartition], float],
+    subscribed: Mapping[str, frozenset[str]],
+    unit: UnitCost,
+) -> tuple[TopicPartition, str, TopicPartition] | None:
+    top = load[a]
+    for p in sorted(mine, key=lambda tp: (-weight(tp), tp)):
+        wp = weight(p)
+        here = unit(p, a)
+        for b in lighter:
+            if p.topic not in subscribed[b] or unit(p, b) != here:
+                continue
+            best: tuple[float, float, TopicPartition] | None = None
+            for wq, q in keys[b]:
+                if wq >= wp:
+                    break  # lightest first: nothing lighter than p is left
+                if q.topic not in subscribed[a] or unit(q, a) != unit(q, b):
+                    continue
+                new = max(top - wp + wq, load[b] + wp - wq)
+                if new < top and (best is None or (new, wq, q) < best):
+                    best = (new, wq, q)
+            if best is not None:
+                return p, b, best[2]
+    return None
