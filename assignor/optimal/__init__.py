@@ -114,6 +114,8 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     # interchangeable partitions: (class, racks, leader rack, weight, previous owner if it
     # can keep it)
     groups: dict[tuple[int, tuple[str, ...], str, float, str], list[TopicPartition]] = {}
+    meta: dict[TopicPartition, tuple[tuple[str, ...], str | None]] = {}
+    wt: dict[TopicPartition, float] = {}
     for ci, key in enumerate(class_keys):
         for t in classes[key]:
             for p in range(pb.cluster.partition_count(t)):
@@ -121,8 +123,10 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
                 owner = pb.prev.get(tp, "")
                 if owner and owner not in key:
                     owner = "?"  # had an owner that cannot keep it: any placement is a move
-                gk = (ci, pb.cluster.racks(t, p), leader_rack(t, p) or "",
-                      pb.cluster.weight(tp), owner)
+                racks, lead = pb.cluster.racks(t, p), leader_rack(t, p)
+                w = wt[tp] = pb.cluster.weight(tp)
+                meta[tp] = (racks, lead)
+                gk = (ci, racks, lead or "", w, owner)
                 groups.setdefault(gk, []).append(tp)
     net = FlowNetwork()
     sink = net.add_node()
@@ -180,29 +184,29 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     counts = _rack_flows(sol, net, rack_nodes, node)
     pools = [Pool(pooled[k], counts.get(k, {}))
              for k in sorted(pooled, key=lambda k: (k[0], _place_key(k[1])))]
-    out = hand_out(kept, pools, pb.cluster.weight, pb.prev)
-
-    lead_of = {tp: leader_rack(tp.topic, tp.partition) for tps in out.values() for tp in tps}
+    out = hand_out(kept, pools, wt, pb.prev)
 
     def unit(tp: TopicPartition, member: str) -> int:
         was = pb.prev.get(tp)
-        return (units(pb.cluster.weight(tp), pb.cluster.racks(tp.topic, tp.partition),
-                      lead_of[tp], rack_of[member])
+        racks, lead = meta[tp]
+        return (units(wt[tp], racks, lead, rack_of[member])
                 + (move_unit if was is not None and was != member else 0))
 
     subscribed = {m.member_id: frozenset(m.topics) for m in members}
-    spread(out, pb.cluster.weight, subscribed, unit)
+    spread(out, wt, subscribed, unit)
 
     # The cost is summed from the decoded assignment, unrounded, in (member, partition) order.
     total_cost = 0.0
+    result = {m: sorted(out[m]) for m in ids}
     for m in ids:
-        for tp in sorted(out[m]):
-            total_cost += pb.traffic * pb.cluster.weight(tp) * share(
-                pb.cluster.racks(tp.topic, tp.partition), lead_of[tp], rack_of[m])
-            was = pb.prev.get(tp)
-            if was is not None and was != m:
-                total_cost += pb.move
-    return {m: sorted(v) for m, v in out.items()}, round(total_cost, 9)
+        place = rack_of[m]
+        for tp in result[m]:
+            racks, lead = meta[tp]
+            total_cost += pb.traffic * wt[tp] * share(racks, lead, place)
+    if pb.prev:
+        total_cost += pb.move * sum(
+            1 for m in ids for tp in result[m] if pb.prev.get(tp, m) != m)
+    return result, round(total_cost, 9)
 
 
 def _place_key(place: Place) -> tuple[str, bool, str]:

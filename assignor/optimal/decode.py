@@ -17,6 +17,7 @@ Example: one pool {a, b} in one rack taking 2 partitions each of weights 9, 9, 1
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -37,12 +38,12 @@ class Pool:
 def hand_out(
     kept: Mapping[str, Sequence[TopicPartition]],
     pools: Sequence[Pool],
-    weight: Callable[[TopicPartition], float],
+    weight: Mapping[TopicPartition, float],
     prev: Mapping[TopicPartition, str],
 ) -> dict[str, list[TopicPartition]]:
     """Step 2: ``kept`` (direct arcs to previous owners) plus every pool, heaviest first."""
     out = {m: list(tps) for m, tps in kept.items()}
-    load = {m: sum(weight(tp) for tp in tps) for m, tps in out.items()}
+    load = {m: _sum(weight, tps) for m, tps in out.items()}
     count = {m: len(tps) for m, tps in out.items()}
     total_n = dict(count)
     want: list[dict[str, int]] = []
@@ -53,23 +54,40 @@ def hand_out(
             out.setdefault(m, [])
             load.setdefault(m, 0.0)
             count.setdefault(m, 0)
-    items = [(tp, i) for i, pool in enumerate(pools) for tp in pool.partitions]
+    # heaviest first, then (topic, partition): plain tuples sort fast
+    items = sorted((-weight[tp], tp.topic, tp.partition, tp, i)
+                   for i, pool in enumerate(pools) for tp in pool.partitions)
     n_parts = sum(count.values()) + len(items)
-    total_w = 0.0
-    for tp in sorted([tp for tps in kept.values() for tp in tps] + [tp for tp, _ in items]):
-        total_w += weight(tp)
+    total_w = sum(load.values()) - sum(it[0] for it in items)
     mean = total_w / n_parts if n_parts else 0.0
-    items.sort(key=lambda it: (-weight(it[0]), it[0]))
-    for tp, i in items:
-        w = weight(tp)
+    # Per pool a heap of (load, count, member); loads only grow, so an entry whose key is
+    # out of date is pushed again with the current one when it surfaces.
+    heaps = [[(load[m], count[m], m) for m in sorted(w) if w[m] > 0] for w in want]
+    for h in heaps:
+        heapq.heapify(h)
+    for neg_w, _, _, tp, i in items:
+        w = -neg_w
         left = want[i]
         owner = prev.get(tp)
         if owner is not None and left.get(owner, 0) > 0 \
                 and load[owner] + w <= max(total_n[owner] * mean, w):
             chosen = owner
         else:
-            chosen = min((m for m, n in left.items() if n > 0),
-                         key=lambda m: (load[m], count[m], m))
+            h = heaps[i]
+            while True:
+                key = h[0]
+                m = key[2]
+                if left[m] <= 0:
+                    heapq.heappop(h)
+                elif key[0] != load[m] or key[1] != count[m]:
+                    heapq.heapreplace(h, (load[m], count[m], m))
+                else:
+                    break
+            chosen = m
+            if left[m] > 1:
+                heapq.heapreplace(h, (load[m] + w, count[m] + 1, m))
+            else:
+                heapq.heappop(h)
         left[chosen] -= 1
         out[chosen].append(tp)
         load[chosen] += w
@@ -79,17 +97,17 @@ def hand_out(
 
 def spread(
     assignment: dict[str, list[TopicPartition]],
-    weight: Callable[[TopicPartition], float],
+    weight: Mapping[TopicPartition, float],
     subscribed: Mapping[str, frozenset[str]],
     unit: UnitCost,
 ) -> None:
     """Step 3, in place: cost-neutral swaps while the busiest member's load falls."""
     members = sorted(assignment)
-    if len({weight(tp) for tps in assignment.values() for tp in tps}) <= 1:
+    if len(set(weight.values())) <= 1:
         return
     # each member's partitions, lightest first, for the search of a lighter partner
-    held = {m: sorted(assignment[m], key=lambda tp: (weight(tp), tp)) for m in members}
-    keys = {m: [(weight(tp), tp) for tp in held[m]] for m in members}
+    held = {m: sorted(assignment[m], key=lambda tp: (weight[tp], tp)) for m in members}
+    keys = {m: [(weight[tp], tp) for tp in held[m]] for m in members}
     load = {m: _sum(weight, held[m]) for m in members}
     for _ in range(2 * len(members) + 10):
         a = min(members, key=lambda m: (-load[m], m))
@@ -100,11 +118,11 @@ def spread(
         p, b, q = swap
         for m, out_tp, in_tp in ((a, p, q), (b, q, p)):
             k = keys[m]
-            i = bisect.bisect_left(k, (weight(out_tp), out_tp))
+            i = bisect.bisect_left(k, (weight[out_tp], out_tp))
             del k[i]
             del held[m][i]
-            j = bisect.bisect_left(k, (weight(in_tp), in_tp))
-            k.insert(j, (weight(in_tp), in_tp))
+            j = bisect.bisect_left(k, (weight[in_tp], in_tp))
+            k.insert(j, (weight[in_tp], in_tp))
             held[m].insert(j, in_tp)
         load[a] = _sum(weight, held[a])
         load[b] = _sum(weight, held[b])
@@ -112,11 +130,11 @@ def spread(
         assignment[m] = held[m]
 
 
-def _sum(weight: Callable[[TopicPartition], float], tps: Sequence[TopicPartition]) -> float:
+def _sum(weight: Mapping[TopicPartition, float], tps: Sequence[TopicPartition]) -> float:
     """A member's load, summed in (topic, partition) order so both languages add alike."""
     total = 0.0
     for tp in sorted(tps):
-        total += weight(tp)
+        total += weight[tp]
     return total
 
 
@@ -126,13 +144,13 @@ def _find_swap(
     lighter: Sequence[str],
     keys: Mapping[str, list[tuple[float, TopicPartition]]],
     load: Mapping[str, float],
-    weight: Callable[[TopicPartition], float],
+    weight: Mapping[TopicPartition, float],
     subscribed: Mapping[str, frozenset[str]],
     unit: UnitCost,
 ) -> tuple[TopicPartition, str, TopicPartition] | None:
     top = load[a]
-    for p in sorted(mine, key=lambda tp: (-weight(tp), tp)):
-        wp = weight(p)
+    for p in sorted(mine, key=lambda tp: (-weight[tp], tp)):
+        wp = weight[p]
         here = unit(p, a)
         for b in lighter:
             if p.topic not in subscribed[b] or unit(p, b) != here:
