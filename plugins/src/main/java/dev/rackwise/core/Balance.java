@@ -1,0 +1,103 @@
+package dev.rackwise.core;
+
+/**
+ * How many partitions each member must and may get (docs/rack-optimal.md § 3).
+ *
+ * <p>Uniform subscriptions: every member {@code floor(P/N)} or {@code ceil(P/N)}. Mixed: the
+ * band {@code [lo, hi]} of the best reachable maximum, then the best reachable minimum under
+ * it, each by binary search over max-flow feasibility on the classes &times; members network.
+ *
+ * <p>Example: t1 (2 partitions) for a and b, t2 (6 partitions) for c: lo = 1, hi = 6.
+ */
+final class Balance {
+    final int lo;
+    final int hi;
+    final boolean uniform;
+    /** Per member, how many partitions its classes hold in all (it can take no more). */
+    final int[] caps;
+
+    private Balance(int lo, int hi, boolean uniform, int[] caps) {
+        this.lo = lo;
+        this.hi = hi;
+        this.uniform = uniform;
+        this.caps = caps;
+    }
+
+    /** {@code classMembers[c]}: the members (indices below {@code members}) of class c. */
+    static Balance of(int members, int[] classSizes, int[][] classMembers) {
+        int[] caps = new int[members];
+        long total = 0;
+        boolean uniform = true;
+        for (int c = 0; c < classSizes.length; c++) {
+            total += classSizes[c];
+            for (int m : classMembers[c]) {
+                caps[m] += classSizes[c];
+            }
+            uniform &= classMembers[c].length == members;
+        }
+        if (members == 0) {
+            return new Balance(0, 0, true, caps);
+        }
+        int p = (int) total;
+        if (uniform) {
+            return new Balance(p / members, (p + members - 1) / members, true, caps);
+        }
+        int a = (p + members - 1) / members;
+        int b = Math.max(p, a);
+        while (a < b) { // smallest feasible maximum
+            int mid = (a + b) >>> 1;
+            if (feasible(members, classSizes, classMembers, 0, mid)) {
+                b = mid;
+            } else {
+                a = mid + 1;
+            }
+        }
+        int hi = a;
+        int minCap = Integer.MAX_VALUE;
+        for (int c : caps) {
+            minCap = Math.min(minCap, c);
+        }
+        a = 0;
+        b = Math.min(p / members, minCap);
+        while (a < b) { // largest feasible minimum under that maximum
+            int mid = (a + b + 1) >>> 1;
+            if (feasible(members, classSizes, classMembers, mid, hi)) {
+                a = mid;
+            } else {
+                b = mid - 1;
+            }
+        }
+        return new Balance(a, hi, false, caps);
+    }
+
+    private static boolean feasible(int members, int[] classSizes, int[][] classMembers, int lo, int hi) {
+        long total = 0;
+        for (int s : classSizes) {
+            total += s;
+        }
+        if (total - (long) lo * members < 0) {
+            return false;
+        }
+        MinCostFlow net = new MinCostFlow();
+        int src = net.addNode();
+        int sink = net.addNode();
+        int[] node = new int[members];
+        for (int m = 0; m < members; m++) {
+            node[m] = net.addNode();
+        }
+        for (int c = 0; c < classSizes.length; c++) {
+            int cn = net.addNode();
+            net.addArc(src, cn, classSizes[c], 0);
+            for (int m : classMembers[c]) {
+                net.addArc(cn, node[m], classSizes[c], 0);
+            }
+        }
+        for (int m = 0; m < members; m++) {
+            net.addSupply(node[m], -lo);
+            net.addArc(node[m], sink, hi - lo, 0);
+        }
+        net.addSupply(src, total);
+        net.addSupply(sink, -(total - (long) lo * members));
+        return net.solve() >= 0;
+    }
+}

@@ -1,0 +1,166 @@
+package dev.rackwise.core;
+
+/**
+ * The rack-optimal assignment (docs/rack-optimal.md): among the balanced assignments, one of
+ * least cost, found exactly as a min-cost flow over aggregate nodes, then decoded to
+ * partitions with the byte spread of § 5.
+ *
+ * <p>Network: interchangeable partitions (same class, replica racks, leader rack when some
+ * member reads from leaders, weight and previous owner) are one supply node; it flows straight
+ * to its previous owner, or to a (class, place) pool feeding every subscriber at that place;
+ * members flow to the sink under the balance ({@link Balance}).
+ *
+ * <p>Example: members m1 (az1) and m2 (az2) reading followers, topic t with t-0 only in az1
+ * and t-1 only in az2: m1 gets t-0, m2 gets t-1, cost 0.
+ *
+ * <p>Stateless and thread-safe: each call builds its own arrays.
+ */
+public final class RackOptimal {
+    private static final long LIMIT = 1L << 62;
+
+    private RackOptimal() {
+    }
+
+    /** An optimal assignment of {@code problem}; a {@link CoreInputException} says why not. */
+    public static Solution solve(Problem problem) {
+        Instance in = new Instance(problem);
+        Balance band = Balance.of(in.n, in.classSize, in.classMembers);
+        MinCostFlow net = new MinCostFlow();
+        int sink = net.addNode();
+        int[] memberNode = new int[in.n];
+        for (int m = 0; m < in.n; m++) {
+            memberNode[m] = net.addNode();
+        }
+        // Pools: (class, place) in that order, each with its members sorted by id.
+        int classes = in.classSize.length;
+        int[] poolOf = new int[classes * in.places];
+        java.util.Arrays.fill(poolOf, -1);
+        int pools = 0;
+        for (int c = 0; c < classes; c++) {
+            for (int m : in.classMembers[c]) {
+                if (poolOf[c * in.places + in.placeOf[m]] < 0) {
+                    poolOf[c * in.places + in.placeOf[m]] = 0;
+                }
+            }
+            for (int q = 0; q < in.places; q++) {
+                if (poolOf[c * in.places + q] == 0) {
+                    poolOf[c * in.places + q] = ++pools;
+                }
+            }
+        }
+        Pools pool = new Pools(pools);
+        for (int c = 0; c < classes; c++) {
+            for (int q = 0; q < in.places; q++) {
+                int k = poolOf[c * in.places + q] - 1;
+                poolOf[c * in.places + q] = k;
+                if (k < 0) {
+                    continue;
+                }
+                pool.cls[k] = c;
+                pool.place[k] = q;
+                pool.node[k] = net.addNode();
+                int size = 0;
+                for (int m : in.classMembers[c]) {
+                    size += in.placeOf[m] == q ? 1 : 0;
+                }
+                pool.members[k] = new int[size];
+                pool.arcs[k] = new int[size];
+                int i = 0;
+                for (int m : in.classMembers[c]) { // class members are sorted by index = by id
+                    if (in.placeOf[m] == q) {
+                        pool.members[k][i] = m;
+                        pool.arcs[k][i++] = net.addArc(pool.node[k], memberNode[m], in.classSize[c], 0);
+                    }
+                }
+            }
+        }
+        int[] directArc = new int[in.groups];
+        int[][] poolArcs = new int[in.groups][];
+        int[][] poolIds = new int[in.groups][];
+        long maxUnit = 0;
+        for (int g = 0; g < in.groups; g++) {
+            int c = in.gClass[g];
+            int count = in.gParts[g].length;
+            int gn = net.addNode();
+            net.addSupply(gn, count);
+            int owner = in.gOwner[g];
+            directArc[g] = -1;
+            if (owner >= 0) {
+                long unit = in.gTraffic[g] * in.gShare[g * in.places + in.placeOf[owner]];
+                directArc[g] = net.addArc(gn, memberNode[owner], count, unit);
+                maxUnit = Math.max(maxUnit, unit);
+            }
+            long move = owner == Instance.NO_OWNER ? 0 : in.moveUnit;
+            int ps = 0;
+            for (int q = 0; q < in.places; q++) {
+                ps += poolOf[c * in.places + q] >= 0 ? 1 : 0;
+            }
+            poolArcs[g] = new int[ps];
+            poolIds[g] = new int[ps];
+            int i = 0;
+            for (int q = 0; q < in.places; q++) {
+                int k = poolOf[c * in.places + q];
+                if (k < 0) {
+                    continue;
+                }
+                long unit = in.gTraffic[g] * in.gShare[g * in.places + q] + move;
+                poolIds[g][i] = k;
+                poolArcs[g][i++] = net.addArc(gn, pool.node[k], count, unit);
+                maxUnit = Math.max(maxUnit, unit);
+            }
+        }
+        long big = 0;
+        try {
+            long nodes = net.nodeCount() + (long) in.n * Math.max(0, band.hi - band.lo) + 3;
+            if (band.uniform) {
+                Math.multiplyExact(Math.multiplyExact(maxUnit, in.parts + nodes + 1), 4L);
+            } else {
+                // Every unit above lo costs BIG (2k - 1): BIG outweighs any assignment's cost,
+                // so the balance (least sum of squared loads) comes first, cost second.
+                big = Math.addExact(Math.multiplyExact(maxUnit, in.parts), 1);
+                long top = Math.multiplyExact(Math.multiplyExact(big, 2L * band.hi + 1), nodes + 1L);
+                if (top >= LIMIT) {
+                    throw new ArithmeticException();
+                }
+            }
+        } catch (ArithmeticException e) {
+            throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
+        }
+        for (int m = 0; m < in.n; m++) {
+            net.addSupply(memberNode[m], -band.lo);
+            int top = Math.min(band.caps[m], band.hi);
+            if (band.uniform) {
+                if (top > band.lo) {
+                    net.addArc(memberNode[m], sink, top - band.lo, 0);
+                }
+            } else {
+                for (int k = band.lo + 1; k <= top; k++) {
+                    net.addArc(memberNode[m], sink, 1, big * (2L * k - 1));
+                }
+            }
+        }
+        net.addSupply(sink, -((long) in.parts - (long) band.lo * in.n));
+        if (net.solve() < 0) {
+            throw new IllegalStateException("rack-optimal: no flow meets the balance [" + band.lo + ", " + band.hi
+                    + "] (a bug: the band is feasible by construction)");
+        }
+        return Decode.decode(in, net, pool, directArc, poolArcs, poolIds);
+    }
+
+    /** The (class, place) pools: their class, place, flow node, members and arcs to them. */
+    static final class Pools {
+        final int[] cls;
+        final int[] place;
+        final int[] node;
+        final int[][] members;
+        final int[][] arcs;
+
+        Pools(int count) {
+            cls = new int[count];
+            place = new int[count];
+            node = new int[count];
+            members = new int[count][];
+            arcs = new int[count][];
+        }
+    }
+}
