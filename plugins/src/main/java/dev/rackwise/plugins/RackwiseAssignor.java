@@ -3,52 +3,63 @@ package dev.rackwise.plugins;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.rackwise.plugins.classic.ClassicTranslator;
+import dev.rackwise.core.Problem;
+import dev.rackwise.core.RackOptimal;
+import dev.rackwise.core.Solution;
+import dev.rackwise.plugins.advice.AdviceView;
+import dev.rackwise.plugins.classic.ClassicLookups;
+import dev.rackwise.plugins.classic.ClassicProblem;
 import dev.rackwise.plugins.classic.RebalanceProtocols;
-import dev.rackwise.plugins.core.AgentClient;
 import dev.rackwise.plugins.core.AssignStats;
 import dev.rackwise.plugins.core.FallbackReason;
-import dev.rackwise.plugins.core.Outcome;
-import dev.rackwise.plugins.plan.Plan;
-import dev.rackwise.plugins.request.AssignRequest;
+import dev.rackwise.plugins.publish.ComputedPlan;
 import dev.rackwise.plugins.transport.Settings;
-import dev.rackwise.plugins.transport.Transport;
-import dev.rackwise.plugins.transport.Transports;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The classic consumer group's assignor {@code rackwise}: the leader asks the agent for a plan
- * and hands it to Kafka; if there is none within {@code rackwise.timeout.ms}, or it is not valid
- * for the group, it runs Kafka's CooperativeStickyAssignor on the same inputs. Set it with
- * {@code partition.assignment.strategy=dev.rackwise.plugins.RackwiseAssignor} (and {@code client.rack}).
+ * The classic consumer group's assignor {@code rackwise}: the group leader computes the
+ * rack-optimal assignment in-process ({@code dev.rackwise.core}, docs/rack-optimal.md) from the
+ * members' subscriptions and the metadata it holds, plus the advice it already has (weights,
+ * costs); nothing in {@link #assign} waits on the network. Under the cooperative protocol a
+ * partition never goes to a new owner while another member still owns it. Kafka's
+ * CooperativeStickyAssignor runs only when the core fails, which is logged and counted.
+ *
+ * <p>Set it with {@code partition.assignment.strategy=dev.rackwise.plugins.RackwiseAssignor}
+ * and {@code client.rack}. {@code rackwise.follower.fetching} (default true) says whether the
+ * brokers run RackAwareReplicaSelector, which a client cannot see for itself.
  */
 public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable {
     public static final String NAME = "rackwise";
+    public static final String FOLLOWER_FETCHING = Settings.PREFIX + "follower.fetching";
     private static final Logger log = LoggerFactory.getLogger(RackwiseAssignor.class);
 
     private final CooperativeStickyAssignor fallback = new CooperativeStickyAssignor();
-    private final Function<Settings, Transport> transports;
+    private final Function<Settings, ClassicLookups> lookups;
     private final AssignStats stats = new AssignStats();
     private String groupId;
     private RebalanceProtocol protocol = RebalanceProtocol.COOPERATIVE;
-    private AgentClient client;
+    private boolean followerFetching = true;
+    private Settings settings;
 
     public RackwiseAssignor() {
-        this(Transports::shared);
+        this(ClassicLookups::start);
     }
 
-    /** For tests: {@code transports} builds the transport for the parsed settings. */
-    public RackwiseAssignor(Function<Settings, Transport> transports) {
-        this.transports = transports;
+    /** For tests: {@code lookups} supplies the advice and the plan sink for the parsed settings. */
+    public RackwiseAssignor(Function<Settings, ClassicLookups> lookups) {
+        this.lookups = lookups;
     }
 
     /** Reads rackwise.* from the consumer's own configs; bad values fail the consumer's construction. */
@@ -56,6 +67,14 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
     public void configure(Map<String, ?> configs) {
         groupId = Settings.string(configs.get(ConsumerConfig.GROUP_ID_CONFIG));
         protocol = RebalanceProtocols.inEffect(configs.get(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG), getClass());
+        Object ff = configs.get(FOLLOWER_FETCHING);
+        if (ff != null) {
+            String v = ff.toString().trim().toLowerCase();
+            if (!v.equals("true") && !v.equals("false")) {
+                throw new org.apache.kafka.common.config.ConfigException(FOLLOWER_FETCHING, ff, "must be true or false");
+            }
+            followerFetching = v.equals("true");
+        }
         Map<String, Object> inherited = new HashMap<>();
         for (Map.Entry<String, ?> e : configs.entrySet()) {
             if (Settings.isSecurityKey(e.getKey()) && e.getValue() != null) {
@@ -63,11 +82,10 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
             }
         }
         String bootstrap = Settings.string(configs.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
-        Settings settings = Settings.parse(configs, bootstrap, inherited, "rackwise-" + groupId);
-        client = new AgentClient(() -> transports.apply(settings), settings.timeoutMs(), settings.backoffMs(),
-            System::currentTimeMillis);
-        log.info("rackwise assignor for group {}: agent topics at {}, timeout {} ms, {} rebalance protocol",
-            groupId, settings.bootstrapServers(), settings.timeoutMs(), protocol);
+        settings = Settings.parse(configs, bootstrap, inherited, "rackwise-" + groupId);
+        log.info("rackwise assignor for group {}: decides in the leader, {} rebalance protocol, members with a rack "
+            + "read from {}; advice and plans at {}", groupId, protocol, followerFetching ? "followers" : "leaders",
+            settings.bootstrapServers());
     }
 
     @Override
@@ -80,40 +98,42 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
         return List.of(RebalanceProtocol.EAGER, RebalanceProtocol.COOPERATIVE);
     }
 
-    /** The agent's plan, or CooperativeStickyAssignor's assignment; never throws. */
+    /** The rack-optimal assignment, or CooperativeStickyAssignor's on an internal error; never throws. */
     @Override
     public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
         long start = System.nanoTime();
-        Outcome outcome;
-        AssignRequest request = null;
+        Map<String, Subscription> subs = groupSubscription.groupSubscription();
         try {
-            if (client == null || groupId == null) {
-                outcome = Outcome.fallback(FallbackReason.NOT_CONFIGURED, "configure() was not called with a group.id");
-            } else {
-                request = ClassicTranslator.request(protocol, metadata, groupSubscription);
-                outcome = client.request(groupId, request);
-            }
+            ClassicLookups side = settings == null ? ClassicLookups.NONE : lookups.apply(settings);
+            AdviceView advice = side.advice();
+            Problem problem = ClassicProblem.of(metadata, subs, advice,
+                groupId == null ? dev.rackwise.plugins.advice.GroupCosts.DEFAULT : advice.costs(groupId),
+                followerFetching);
+            Solution solution = RackOptimal.solve(problem);
+            Map<TopicPartition, String> withheld = protocol == RebalanceProtocol.COOPERATIVE
+                ? ClassicProblem.withheld(subs, solution) : Map.of();
+            GroupAssignment out = ClassicProblem.assignment(subs, solution, withheld);
+            stats.computed();
+            long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
+            Map<dev.rackwise.core.TopicPartition, String> held = new HashMap<>();
+            withheld.forEach((tp, owner) -> held.put(new dev.rackwise.core.TopicPartition(tp.topic(), tp.partition()), owner));
+            side.plans().offer(new ComputedPlan(groupId, Set.copyOf(subs.keySet()), problem, solution, Map.of(),
+                protocol == RebalanceProtocol.COOPERATIVE ? "cooperative" : "eager", held, followerFetching, micros,
+                System.currentTimeMillis()));
+            log.info("rackwise: group {}: {} members, cost {}, {} moved, {} withheld, in {} us", groupId, subs.size(),
+                solution.cost(), solution.moved(), withheld.size(), micros);
+            return out;
         } catch (RuntimeException e) {
-            outcome = Outcome.fallback(FallbackReason.INTERNAL, e.toString());
+            stats.fallback(FallbackReason.INTERNAL);
+            log.warn("rackwise: group {} falls back to cooperative-sticky: {}; {}", groupId, e, stats);
         }
-        stats.record(outcome);
-        long ms = (System.nanoTime() - start) / 1_000_000;
-        if (outcome.usesPlan()) {
-            Plan plan = outcome.plan();
-            log.info("rackwise: group {} uses the agent's plan generation {} ({} partitions to {} members, "
-                    + "{} withheld) after {} ms; {}", groupId, plan.generation(), plan.assignedCount(),
-                plan.members().size(), plan.withheld().size(), ms, stats);
-            return ClassicTranslator.assignment(plan, request);
-        }
-        log.warn("rackwise: group {} falls back to cooperative-sticky after {} ms: {}: {}; {}", groupId, ms,
-            outcome.reason().name().toLowerCase(), outcome.detail(), stats);
         try {
             return fallback.assign(metadata, groupSubscription);
         } catch (RuntimeException e) {
             log.error("rackwise: group {}: cooperative-sticky failed too ({}); giving every member nothing this round",
                 groupId, e.toString());
             Map<String, Assignment> empty = new HashMap<>();
-            for (String member : groupSubscription.groupSubscription().keySet()) {
+            for (String member : subs.keySet()) {
                 empty.put(member, new Assignment(List.of()));
             }
             return new GroupAssignment(empty);
@@ -125,7 +145,7 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
         fallback.onAssignment(assignment, metadata);
     }
 
-    /** Plans used and fallbacks by reason since this consumer started. */
+    /** Assignments computed and fallbacks by reason since this consumer started. */
     public AssignStats stats() {
         return stats;
     }

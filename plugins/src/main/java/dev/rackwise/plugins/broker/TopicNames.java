@@ -5,8 +5,8 @@ import java.util.Set;
 
 import org.apache.kafka.common.Uuid;
 
-/** Topic names for the topic ids a GroupSpec uses (it carries ids only). */
+/** Topic names for the topic ids a GroupSpec uses (it carries ids only), answered without waiting. */
 public interface TopicNames {
-    /** The names of those {@code ids} that can be resolved within {@code timeoutMs}; others are absent. */
-    Map<Uuid, String> resolve(Set<Uuid> ids, long timeoutMs);
+    /** The names already known among {@code ids}; the others are looked up in the background. */
+    Map<Uuid, String> known(Set<Uuid> ids);
 }

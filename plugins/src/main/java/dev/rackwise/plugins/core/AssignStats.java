@@ -15,6 +15,16 @@ public final class AssignStats {
         }
     }
 
+    /** One assignment the plug-in computed itself (in-process). */
+    public void computed() {
+        plansUsed.incrementAndGet();
+    }
+
+    /** One fallback to Kafka's own assignor. */
+    public void fallback(FallbackReason reason) {
+        fallbacks.get(reason).incrementAndGet();
+    }
+
     public void record(Outcome outcome) {
         if (outcome.usesPlan()) {
             plansUsed.incrementAndGet();

@@ -1,31 +1,31 @@
 package dev.rackwise.plugins.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import dev.rackwise.plugins.RackwiseGroupAssignor;
+import dev.rackwise.plugins.advice.AdviceView;
+import dev.rackwise.plugins.advice.GroupCosts;
 import dev.rackwise.plugins.core.FallbackReason;
-import dev.rackwise.plugins.core.StubTransport;
-import dev.rackwise.plugins.request.AssignRequest;
-import dev.rackwise.plugins.request.RequestMember;
-import dev.rackwise.plugins.request.RequestProtocol;
-import dev.rackwise.plugins.request.RequestTopic;
-import dev.rackwise.plugins.transport.Settings;
-import org.apache.kafka.common.TopicPartition;
+import dev.rackwise.plugins.publish.ComputedPlan;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
-import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
 import org.apache.kafka.coordinator.group.modern.Assignment;
 import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
 import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
@@ -33,127 +33,141 @@ import org.junit.jupiter.api.Test;
 
 class RackwiseGroupAssignorTest {
     static final Uuid ORDERS = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
-    static final Map<Uuid, String> NAMES = Map.of(ORDERS, "orders");
 
-    /** The coordinator's own GroupSpec: m1 (az1) holds orders-0..2 as its target; m2 (az2) is new. */
-    static GroupSpec spec() {
-        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
-        members.put("m1", new MemberSubscriptionAndAssignmentImpl(Optional.of("az1"), Optional.of("i1"), Set.of(ORDERS),
-            new Assignment(Map.of(ORDERS, Set.of(0, 1, 2)))));
-        members.put("m2", new MemberSubscriptionAndAssignmentImpl(Optional.of("az2"), Optional.empty(), Set.of(ORDERS),
-            new Assignment(Map.of())));
-        Map<Uuid, Map<Integer, String>> inverted = Map.of(ORDERS, Map.of(0, "m1", 1, "m1", 2, "m1"));
-        return new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, inverted);
-    }
-
+    /** orders-p lives in rack az(p mod 3 + 1) only. */
     static final SubscribedTopicDescriber TOPICS = new SubscribedTopicDescriber() {
         @Override
         public int numPartitions(Uuid topicId) {
-            return topicId.equals(ORDERS) ? 3 : -1;
+            return topicId.equals(ORDERS) ? 6 : -1;
         }
 
         @Override
         public Set<String> racksForPartition(Uuid topicId, int partition) {
-            return Set.of();
+            return Set.of("az" + (partition % 3 + 1));
         }
     };
 
-    static RackwiseGroupAssignor assignor(StubTransport transport, Map<Uuid, String> names, String group) {
-        BrokerLookups lookups = new BrokerLookups(transport, (ids, timeout) -> {
-            Map<Uuid, String> out = new HashMap<>(names);
-            out.keySet().retainAll(ids);
-            return out;
-        }, members -> Optional.ofNullable(group));
+    /** Members m1..m3 in az1..az3, m1 holding {@code m1Target} as its current target. */
+    static GroupSpec spec(Set<Integer> m1Target) {
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        Map<Integer, String> owners = new HashMap<>();
+        for (int i = 1; i <= 3; i++) {
+            Map<Uuid, Set<Integer>> target = i == 1 && !m1Target.isEmpty() ? Map.of(ORDERS, m1Target) : Map.of();
+            members.put("m" + i, new MemberSubscriptionAndAssignmentImpl(Optional.of("az" + i), Optional.empty(),
+                Set.of(ORDERS), new Assignment(target)));
+        }
+        m1Target.forEach(p -> owners.put(p, "m1"));
+        return new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS,
+            owners.isEmpty() ? Map.of() : Map.of(ORDERS, owners));
+    }
+
+    static RackwiseGroupAssignor assignor(BrokerLookups lookups, boolean followerFetching) {
         RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> lookups);
         Map<String, Object> broker = new HashMap<>();
         broker.put("node.id", "1");
         broker.put("listeners", "PLAINTEXT://127.0.0.1:21092,CONTROLLER://127.0.0.1:21093");
         broker.put("controller.listener.names", "CONTROLLER");
+        if (followerFetching) {
+            broker.put("replica.selector.class", "org.apache.kafka.common.replica.RackAwareReplicaSelector");
+        }
         a.configure(broker);
         return a;
     }
 
-    static GroupAssignment uniform() {
-        return new UniformAssignor().assign(spec(), TOPICS);
+    static Map<String, Set<Integer>> partitions(GroupAssignment a) {
+        Map<String, Set<Integer>> out = new TreeMap<>();
+        a.members().forEach((m, ma) -> out.put(m, new TreeSet<>(ma.partitions().getOrDefault(ORDERS, Set.of()))));
+        return out;
     }
 
     @Test
-    void usesAValidPlanByTopicId() {
-        StubTransport t = new StubTransport((g, r) -> StubTransport.plan(g, 9,
-            Map.of("m1", List.of("orders-0", "orders-2"), "m2", List.of("orders-1"))));
-        RackwiseGroupAssignor a = assignor(t, NAMES, "g848");
-        GroupAssignment ga = a.assign(spec(), TOPICS);
-        assertEquals(Map.of(ORDERS, Set.of(0, 2)), ga.members().get("m1").partitions());
-        assertEquals(Map.of(ORDERS, Set.of(1)), ga.members().get("m2").partitions());
+    void aNewGroupWithNothingInTheBackgroundYetIsRackOptimalAtOnce() {
+        // the first assignment on a broker: no names, no group id, no advice (lookups not ready)
+        GroupAssignment a = assignor(null, true).assign(spec(Set.of()), TOPICS);
+        assertEquals(Map.of("m1", Set.of(0, 3), "m2", Set.of(1, 4), "m3", Set.of(2, 5)), partitions(a));
+    }
+
+    @Test
+    void previousTargetsAreKeptWhereThatIsFree() {
+        // m1 holds 0 and 3 (local to it): nothing moves
+        GroupAssignment a = assignor(null, true).assign(spec(Set.of(0, 3)), TOPICS);
+        assertEquals(Set.of(0, 3), partitions(a).get("m1"));
+    }
+
+    @Test
+    void withoutFollowerFetchingLeadersDecideAndAdviceGivesThem() {
+        // every leader in az1: reads go to the leader, so only m1 reads locally whatever the replicas
+        AdviceView leadersInAz1 = new AdviceView() {
+            @Override
+            public String leaderRack(String topic, int partition) {
+                return "az1";
+            }
+        };
+        List<ComputedPlan> published = new ArrayList<>();
+        BrokerLookups lookups = new BrokerLookups(ids -> Map.of(ORDERS, "orders"), m -> Optional.of("g1"),
+            leadersInAz1, p -> published.add(p));
+        RackwiseGroupAssignor a = assignor(lookups, false);
+        GroupAssignment out = a.assign(spec(Set.of()), TOPICS);
+        assertEquals(2, partitions(out).get("m1").size());
+        assertEquals(1, published.size());
+        assertEquals("g1", published.get(0).groupId());
+        assertEquals(Map.of(ORDERS.toString(), "orders"), published.get(0).topicNames());
         assertEquals(1, a.stats().plansUsed());
-
-        AssignRequest sent = t.requests.get(0);
-        assertEquals("g848", t.groups.get(0));
-        assertEquals(RequestProtocol.CONSUMER, sent.protocol());
-        assertEquals(List.of(new RequestTopic("orders", 3)), sent.topics());
-        RequestMember m1 = sent.members().get(0);
-        assertEquals("m1", m1.memberId());
-        assertEquals("i1", m1.instanceId());
-        assertEquals(List.of("orders"), m1.subscription().topics());
-        assertEquals(List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1),
-            new TopicPartition("orders", 2)), m1.subscription().ownedPartitions());
-        assertEquals(Optional.empty(), m1.subscription().generationId()); // -1 on the wire
-        assertEquals(Optional.of("az1"), m1.subscription().rackId());
-        assertNull(sent.members().get(1).instanceId());
     }
 
     @Test
-    void unknownGroupFallsBackToUniform() {
-        StubTransport t = new StubTransport((g, r) -> {
-            throw new AssertionError("must not be asked");
-        });
-        RackwiseGroupAssignor a = assignor(t, NAMES, null);
-        assertEquals(uniform(), a.assign(spec(), TOPICS));
-        assertEquals(1, a.stats().fallbacks(FallbackReason.UNRESOLVED));
+    void weightsFromAdviceSpreadTheHotPartitions() {
+        // orders-0 and orders-3 (both only in az1) are hot; m1 and m4 are in az1
+        AdviceView hot = new AdviceView() {
+            @Override
+            public double weight(String topic, int partition) {
+                return partition % 3 == 0 ? 50.0 : 1.0;
+            }
+        };
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        for (String[] m : new String[][] {{"m1", "az1"}, {"m2", "az2"}, {"m3", "az3"}, {"m4", "az1"}}) {
+            members.put(m[0], new MemberSubscriptionAndAssignmentImpl(Optional.of(m[1]), Optional.empty(),
+                Set.of(ORDERS), new Assignment(Map.of())));
+        }
+        GroupSpec spec = new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, Map.of());
+        BrokerLookups lookups = new BrokerLookups(ids -> Map.of(ORDERS, "orders"), m -> Optional.of("g1"), hot,
+            PlanSink -> true);
+        Map<String, Set<Integer>> got = partitions(assignor(lookups, true).assign(spec, TOPICS));
+        assertTrue(got.get("m1").contains(0) != got.get("m1").contains(3), got.toString());
+        assertTrue(got.get("m4").contains(0) != got.get("m4").contains(3), got.toString());
     }
 
     @Test
-    void clientsStillStartingFallsBackToUniform() {
-        RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> null);
-        a.configure(Map.of(Settings.BOOTSTRAP, "agent-kafka:9092"));
-        assertEquals(uniform(), a.assign(spec(), TOPICS));
-        assertEquals(1, a.stats().fallbacks(FallbackReason.NOT_READY));
+    void anInternalErrorFallsBackToUniformAndIsCounted() {
+        AdviceView broken = new AdviceView() {
+            @Override
+            public GroupCosts costs(String groupId) {
+                throw new IllegalStateException("boom");
+            }
+        };
+        BrokerLookups lookups = new BrokerLookups(ids -> Map.of(), m -> Optional.of("g1"), broken, p -> true);
+        RackwiseGroupAssignor a = assignor(lookups, true);
+        GroupAssignment out = a.assign(spec(Set.of()), TOPICS);
+        assertEquals(6, partitions(out).values().stream().mapToInt(Set::size).sum());
+        assertEquals(1, a.stats().fallbacks(FallbackReason.INTERNAL));
     }
 
     @Test
-    void unnamedTopicFallsBackToUniform() {
-        RackwiseGroupAssignor a = assignor(new StubTransport((g, r) -> "{}"), Map.of(), "g848");
-        assertEquals(uniform(), a.assign(spec(), TOPICS));
-        assertEquals(1, a.stats().fallbacks(FallbackReason.UNRESOLVED));
-    }
-
-    @Test
-    void invalidPlanFallsBackToUniform() {
-        StubTransport t = new StubTransport((g, r) -> StubTransport.plan(g, 9,
-            Map.of("m1", List.of("orders-0", "orders-3"), "m2", List.of())));
-        RackwiseGroupAssignor a = assignor(t, NAMES, "g848");
-        assertEquals(uniform(), a.assign(spec(), TOPICS));
-        assertEquals(1, a.stats().fallbacks(FallbackReason.INVALID_PLAN));
-    }
-
-    @Test
-    void bootstrapIsTheBrokersOwnListenerElseRequired() {
-        Map<String, Object> broker = new HashMap<>();
-        broker.put("listeners", "PLAINTEXT://127.0.0.1:21092,CONTROLLER://127.0.0.1:21093,SASL_PLAINTEXT://127.0.0.1:21094");
-        broker.put("advertised.listeners", "PLAINTEXT://kafka1:21092,SASL_PLAINTEXT://kafka1:21094");
-        broker.put("inter.broker.listener.name", "SASL_PLAINTEXT");
-        BrokerListener l = BrokerListener.of(broker).orElseThrow();
-        assertEquals("kafka1:21094", l.bootstrap());
-        assertEquals("SASL_PLAINTEXT", l.securityProtocol());
-
-        broker.put("listener.security.protocol.map", "INTERNAL:SSL,CONTROLLER:PLAINTEXT");
-        broker.put("listeners", "INTERNAL://:9093");
-        broker.remove("advertised.listeners");
-        broker.put("inter.broker.listener.name", "INTERNAL");
-        assertEquals(new BrokerListener("INTERNAL", "localhost", 9093, "SSL"), BrokerListener.of(broker).orElseThrow());
-
-        RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> null);
-        assertThrows(ConfigException.class, () -> a.configure(Map.of("process.roles", "broker")));
-        a.configure(Map.of(Settings.BOOTSTRAP, "agent-kafka:9092", Settings.TIMEOUT_MS, "1500"));
+    void concurrentCallsOnManyThreadsGiveTheSameAnswer() throws Exception {
+        RackwiseGroupAssignor a = assignor(null, true);
+        Map<String, Set<Integer>> once = partitions(a.assign(spec(Set.of(1, 2)), TOPICS));
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<Map<String, Set<Integer>>>> all = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                Callable<Map<String, Set<Integer>>> c = () -> partitions(a.assign(spec(Set.of(1, 2)), TOPICS));
+                all.add(pool.submit(c));
+            }
+            for (Future<Map<String, Set<Integer>>> f : all) {
+                assertEquals(once, f.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

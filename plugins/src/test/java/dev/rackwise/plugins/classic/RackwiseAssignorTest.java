@@ -3,24 +3,23 @@ package dev.rackwise.plugins.classic;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 
 import dev.rackwise.plugins.RackwiseAssignor;
+import dev.rackwise.plugins.advice.AdviceView;
+import dev.rackwise.plugins.advice.GroupCosts;
 import dev.rackwise.plugins.core.FallbackReason;
-import dev.rackwise.plugins.core.StubTransport;
-import dev.rackwise.plugins.request.AssignRequest;
-import dev.rackwise.plugins.request.RequestProtocol;
-import dev.rackwise.plugins.request.RequestTopic;
-import dev.rackwise.plugins.transport.ExchangeException;
+import dev.rackwise.plugins.publish.ComputedPlan;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
-import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
@@ -30,12 +29,13 @@ import org.junit.jupiter.api.Test;
 class RackwiseAssignorTest {
     static final Node[] NODES = {new Node(1, "h", 1, "az1"), new Node(2, "h", 2, "az2"), new Node(3, "h", 3, "az3")};
 
+    /** t-0 in az1+az2 (led from az1), t-1 in az2+az3 (az2), t-2 in az3+az1 (az3). */
     static Cluster cluster() {
         List<PartitionInfo> parts = List.of(
             new PartitionInfo("t", 0, NODES[0], new Node[] {NODES[0], NODES[1]}, NODES),
             new PartitionInfo("t", 1, NODES[1], new Node[] {NODES[1], NODES[2]}, NODES),
             new PartitionInfo("t", 2, NODES[2], new Node[] {NODES[2], NODES[0]}, NODES));
-        return new Cluster("c", List.of(NODES), parts, java.util.Set.of(), java.util.Set.of());
+        return new Cluster("c", List.of(NODES), parts, Set.of(), Set.of());
     }
 
     /** a (az1) owns t-0, b (az2) owns t-1 and t-2; c (az3) is new. "missing" has no metadata. */
@@ -48,9 +48,9 @@ class RackwiseAssignorTest {
         return new GroupSubscription(subs);
     }
 
-    static RackwiseAssignor assignor(StubTransport transport, String strategies) {
-        RackwiseAssignor a = new RackwiseAssignor(s -> transport);
-        Map<String, Object> configs = new HashMap<>();
+    static RackwiseAssignor assignor(ClassicLookups lookups, String strategies, Map<String, Object> extra) {
+        RackwiseAssignor a = new RackwiseAssignor(s -> lookups);
+        Map<String, Object> configs = new HashMap<>(extra);
         configs.put("group.id", "g");
         configs.put("bootstrap.servers", "localhost:9092");
         configs.put("partition.assignment.strategy", strategies);
@@ -58,84 +58,90 @@ class RackwiseAssignorTest {
         return a;
     }
 
-    static List<TopicPartition> parts(GroupAssignment ga, String member) {
-        return ga.groupAssignment().get(member).partitions();
+    static Map<String, List<TopicPartition>> parts(GroupAssignment out) {
+        Map<String, List<TopicPartition>> m = new TreeMap<>();
+        out.groupAssignment().forEach((k, v) -> m.put(k, v.partitions()));
+        return m;
+    }
+
+    static TopicPartition t(int p) {
+        return new TopicPartition("t", p);
     }
 
     @Test
-    void usesAValidPlan() {
-        StubTransport t = new StubTransport((g, r) -> StubTransport.plan(g, 2,
-            Map.of("a", List.of("t-0"), "b", List.of("t-1"), "c", List.of())));
-        RackwiseAssignor a = assignor(t, RackwiseAssignor.class.getName());
-        GroupAssignment ga = a.assign(cluster(), group());
-        assertEquals(List.of(new TopicPartition("t", 0)), parts(ga, "a"));
-        assertEquals(List.of(new TopicPartition("t", 1)), parts(ga, "b"));
-        assertEquals(List.of(), parts(ga, "c"));
+    void cooperativeWithholdsWhatAnotherMemberStillOwnsAndPublishesIt() {
+        List<ComputedPlan> published = new ArrayList<>();
+        RackwiseAssignor a = assignor(new ClassicLookups(AdviceView.NONE, published::add),
+            RackwiseAssignor.class.getName(), Map.of());
+        Map<String, List<TopicPartition>> got = parts(a.assign(cluster(), group()));
+        // a keeps t-0, b keeps t-1, t-2 goes to c (local, az3) but b still owns it: withheld
+        assertEquals(Map.of("a", List.of(t(0)), "b", List.of(t(1)), "c", List.of()), got);
+        assertEquals(1, published.size());
+        assertEquals("cooperative", published.get(0).protocol());
+        assertEquals(Map.of(new dev.rackwise.core.TopicPartition("t", 2), "b"), published.get(0).withheld());
         assertEquals(1, a.stats().plansUsed());
-
-        AssignRequest sent = t.requests.get(0);
-        assertEquals("g", t.groups.get(0));
-        assertEquals(RequestProtocol.CLASSIC_COOPERATIVE, sent.protocol());
-        assertEquals(List.of(new RequestTopic("t", 3)), sent.topics());
-        assertEquals(List.of("a", "b", "c"), sent.members().stream().map(m -> m.memberId()).toList());
-        assertEquals(Optional.of("az2"), sent.members().get(1).subscription().rackId());
-        assertEquals(Optional.of(4), sent.members().get(1).subscription().generationId());
     }
 
     @Test
-    void eagerBesideRange() {
-        StubTransport t = new StubTransport((g, r) -> StubTransport.plan(g, 2,
-            Map.of("a", List.of("t-0"), "b", List.of("t-1"), "c", List.of("t-2"))));
-        RackwiseAssignor a = assignor(t, RackwiseAssignor.class.getName() + "," + RangeAssignor.class.getName());
-        a.assign(cluster(), group());
-        assertEquals(RequestProtocol.CLASSIC_EAGER, t.requests.get(0).protocol());
+    void eagerHandsEverythingOverAtOnce() {
+        RackwiseAssignor a = assignor(ClassicLookups.NONE,
+            RackwiseAssignor.class.getName() + "," + org.apache.kafka.clients.consumer.RangeAssignor.class.getName(),
+            Map.of());
+        assertEquals(Map.of("a", List.of(t(0)), "b", List.of(t(1)), "c", List.of(t(2))),
+            parts(a.assign(cluster(), group())));
     }
 
     @Test
-    void timeoutFallsBackToCooperativeSticky() {
-        StubTransport t = new StubTransport((g, r) -> {
-            throw new ExchangeException(ExchangeException.Failure.TIMEOUT, "no reply within 5000 ms");
-        });
-        RackwiseAssignor a = assignor(t, RackwiseAssignor.class.getName());
-        GroupAssignment ga = a.assign(cluster(), group());
-        GroupAssignment expected = new CooperativeStickyAssignor().assign(cluster(), group());
-        for (String m : List.of("a", "b", "c")) {
-            assertEquals(expected.groupAssignment().get(m).partitions(), parts(ga, m));
+    void withoutFollowerFetchingEachMemberWantsWhatItsRackLeads() {
+        // leaders: t-0 az1, t-1 az2, t-2 az3: the same answer, now because of the leaders
+        Map<String, Subscription> subs = new HashMap<>();
+        for (String[] m : new String[][] {{"x", "az3"}, {"y", "az1"}, {"z", "az2"}}) {
+            subs.put(m[0], new Subscription(List.of("t"), null, List.of(), -1, Optional.of(m[1])));
         }
-        assertEquals(1, a.stats().fallbacks(FallbackReason.TIMEOUT));
+        RackwiseAssignor a = assignor(ClassicLookups.NONE, RackwiseAssignor.class.getName(),
+            Map.of(RackwiseAssignor.FOLLOWER_FETCHING, "false"));
+        assertEquals(Map.of("x", List.of(t(2)), "y", List.of(t(0)), "z", List.of(t(1))),
+            parts(a.assign(cluster(), new GroupSubscription(subs))));
     }
 
     @Test
-    void cooperativeViolationFallsBackToAValidAssignment() {
-        // t-1 to c while b still owns it: Kafka's ConsumerCoordinator would throw on this.
-        StubTransport t = new StubTransport((g, r) -> StubTransport.plan(g, 2,
-            Map.of("a", List.of("t-0"), "b", List.of("t-2"), "c", List.of("t-1"))));
-        RackwiseAssignor a = assignor(t, RackwiseAssignor.class.getName());
-        GroupAssignment ga = a.assign(cluster(), group());
-        assertEquals(1, a.stats().fallbacks(FallbackReason.INVALID_PLAN));
-        Map<String, Subscription> subs = group().groupSubscription();
-        for (Map.Entry<String, Assignment> e : ga.groupAssignment().entrySet()) {
-            for (TopicPartition tp : e.getValue().partitions()) {
-                for (Map.Entry<String, Subscription> s : subs.entrySet()) {
-                    boolean ownedElsewhere = !s.getKey().equals(e.getKey()) && s.getValue().ownedPartitions().contains(tp);
-                    assertTrue(!ownedElsewhere, tp + " moved from " + s.getKey() + " to " + e.getKey());
-                }
+    void twoClaimsOfTheSameGenerationAreBothDropped() {
+        Map<String, Subscription> subs = new HashMap<>();
+        subs.put("a", new Subscription(List.of("t"), null, List.of(t(0)), 3, Optional.of("az1")));
+        subs.put("b", new Subscription(List.of("t"), null, List.of(t(0)), 3, Optional.of("az2")));
+        subs.put("c", new Subscription(List.of("t"), null, List.of(t(1)), 2, Optional.of("az3")));
+        Map<String, Integer> counts = Map.of("t", 3);
+        assertEquals(Map.of(t(1), "c"), Ownership.previousOwners(subs, counts));
+        subs.put("d", new Subscription(List.of("t"), null, List.of(t(1)), 5, Optional.of("az3")));
+        assertEquals(Map.of(t(1), "d"), Ownership.previousOwners(subs, counts));
+    }
+
+    @Test
+    void anInternalErrorFallsBackToCooperativeStickyAndIsCounted() {
+        AdviceView broken = new AdviceView() {
+            @Override
+            public GroupCosts costs(String groupId) {
+                throw new IllegalStateException("boom");
             }
-        }
+        };
+        RackwiseAssignor a = assignor(new ClassicLookups(broken, p -> true), RackwiseAssignor.class.getName(), Map.of());
+        GroupAssignment out = a.assign(cluster(), group());
+        int assigned = out.groupAssignment().values().stream().mapToInt(x -> x.partitions().size()).sum();
+        assertTrue(assigned >= 2, parts(out).toString());
+        assertEquals(1, a.stats().fallbacks(FallbackReason.INTERNAL));
     }
 
     @Test
-    void neverThrows() {
-        RackwiseAssignor broken = new RackwiseAssignor(s -> {
-            throw new IllegalStateException("boom");
-        });
-        broken.configure(Map.of("group.id", "g", "bootstrap.servers", "x:1"));
-        GroupAssignment ga = broken.assign(cluster(), group());
-        assertEquals(3, ga.groupAssignment().size());
-        assertEquals(1, broken.stats().fallbacks(FallbackReason.TRANSPORT));
+    void aBadFollowerFetchingValueFailsTheConsumersConstruction() {
+        org.junit.jupiter.api.Assertions.assertThrows(org.apache.kafka.common.config.ConfigException.class,
+            () -> assignor(ClassicLookups.NONE, RackwiseAssignor.class.getName(),
+                Map.of(RackwiseAssignor.FOLLOWER_FETCHING, "maybe")));
+    }
 
-        RackwiseAssignor unconfigured = new RackwiseAssignor(s -> null);
-        assertEquals(3, unconfigured.assign(cluster(), group()).groupAssignment().size());
-        assertEquals(1, unconfigured.stats().fallbacks(FallbackReason.NOT_CONFIGURED));
+    @Test
+    void everyMemberIsInTheAnswer() {
+        Map<String, Assignment> out = assignor(ClassicLookups.NONE, RackwiseAssignor.class.getName(), Map.of())
+            .assign(cluster(), group()).groupAssignment();
+        assertEquals(Set.of("a", "b", "c"), out.keySet());
     }
 }

@@ -1,0 +1,126 @@
+package dev.rackwise.plugins.broker;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import dev.rackwise.core.PartitionSpec;
+import dev.rackwise.core.Problem;
+import dev.rackwise.core.Solution;
+import dev.rackwise.core.TopicPartition;
+import dev.rackwise.plugins.advice.AdviceView;
+import dev.rackwise.plugins.advice.GroupCosts;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+
+/**
+ * A KIP-848 GroupSpec as a rack-optimal {@link Problem}, and the solution back as the
+ * coordinator's GroupAssignment. Everything comes from the coordinator's own inputs and the
+ * advice already held: nothing here touches the network.
+ *
+ * <p>Topics are named by their ids in the problem (a topic id is never reused, and the
+ * coordinator speaks ids); {@code names} only lets advice, which is keyed by topic name,
+ * reach them. A member reads from followers when it has a rack and this broker runs
+ * RackAwareReplicaSelector. The current target assignment is the previous owner of each
+ * partition, so the solver keeps what costs nothing to keep.
+ *
+ * <p>Example: members a (az1) and b (az2), one topic whose partition 0 lives only in az1 and
+ * partition 1 only in az2: a gets 0, b gets 1.
+ */
+public final class BrokerProblem {
+    private BrokerProblem() {
+    }
+
+    /** Every topic id the spec mentions: subscriptions and current targets. */
+    public static Set<Uuid> topicIds(GroupSpec spec) {
+        Set<Uuid> ids = new HashSet<>();
+        for (String m : spec.memberIds()) {
+            ids.addAll(spec.memberSubscription(m).subscribedTopicIds());
+            ids.addAll(spec.memberAssignment(m).partitions().keySet());
+        }
+        return ids;
+    }
+
+    /** The problem of one assign() call. */
+    public static Problem of(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
+                             AdviceView advice, GroupCosts costs, boolean followerFetching) {
+        Problem.Builder b = Problem.builder().costs(costs.trafficCost(), costs.nonOverlapCost());
+        Set<Uuid> subscribed = new HashSet<>();
+        for (String m : spec.memberIds()) {
+            subscribed.addAll(spec.memberSubscription(m).subscribedTopicIds());
+        }
+        Set<String> racks = new TreeSet<>();
+        Set<Uuid> present = new HashSet<>();
+        for (Uuid id : subscribed) {
+            int count = topics.numPartitions(id);
+            if (count < 0) {
+                continue; // deleted or not yet known: nobody can be given it
+            }
+            present.add(id);
+            String name = names.get(id);
+            List<PartitionSpec> parts = new ArrayList<>(count);
+            for (int p = 0; p < count; p++) {
+                Set<String> replicaRacks = topics.racksForPartition(id, p);
+                racks.addAll(replicaRacks);
+                List<String> sorted = replicaRacks.size() <= 1
+                    ? List.copyOf(replicaRacks) : List.copyOf(new TreeSet<>(replicaRacks));
+                String leader = name == null ? null : advice.leaderRack(name, p);
+                double weight = name == null ? 1.0 : advice.weight(name, p);
+                parts.add(new PartitionSpec(sorted, leader, weight));
+            }
+            b.topic(id.toString(), parts);
+        }
+        b.racks(racks);
+        for (String m : spec.memberIds()) {
+            MemberSubscription sub = spec.memberSubscription(m);
+            String rack = sub.rackId().filter(r -> !r.isEmpty()).orElse(null);
+            List<String> mine = new ArrayList<>();
+            for (Uuid id : sub.subscribedTopicIds()) {
+                if (present.contains(id)) {
+                    mine.add(id.toString());
+                }
+            }
+            b.member(m, rack, followerFetching && rack != null, mine);
+        }
+        // The current target is the previous owner; the first member by id wins a (malformed) tie.
+        Map<TopicPartition, String> owner = new HashMap<>();
+        for (String m : new TreeSet<>(spec.memberIds())) {
+            for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
+                if (!present.contains(e.getKey())) {
+                    continue;
+                }
+                int count = topics.numPartitions(e.getKey());
+                for (int p : e.getValue()) {
+                    if (p >= 0 && p < count) {
+                        owner.putIfAbsent(new TopicPartition(e.getKey().toString(), p), m);
+                    }
+                }
+            }
+        }
+        owner.forEach((tp, m) -> b.previousOwner(tp.topic(), tp.partition(), m));
+        return b.build();
+    }
+
+    /** The solution as the coordinator's target assignment: every member present, ids as Uuids. */
+    public static GroupAssignment assignment(GroupSpec spec, Solution solution) {
+        Map<String, Uuid> ids = new HashMap<>();
+        Map<String, MemberAssignment> out = new HashMap<>();
+        for (String m : spec.memberIds()) {
+            Map<Uuid, Set<Integer>> parts = new HashMap<>();
+            for (TopicPartition tp : solution.assignment().getOrDefault(m, List.of())) {
+                Uuid id = ids.computeIfAbsent(tp.topic(), Uuid::fromString);
+                parts.computeIfAbsent(id, k -> new HashSet<>()).add(tp.partition());
+            }
+            out.put(m, new TargetAssignment(parts));
+        }
+        return new GroupAssignment(out);
+    }
+}
