@@ -99,12 +99,10 @@ class PlannerSettings(BaseModel):
 
 
 class RequestSettings(BaseModel):
-    """Assignment requests from Kafka's plug-ins (docs/architecture.md § Kafka's seams)."""
+    """Requests of Kafka Streams' KIP-924 task assignor (docs/architecture.md § Kafka's seams).
+    Consumer groups send none: their plug-ins decide in-process."""
 
     enabled: bool = True
-    assignor: str = Field(
-        default="rack-optimal", description="for requests no planner rule names (planner.rules)"
-    )
     max_age_s: float = Field(
         default=10.0, gt=0,
         description="older requests are dropped: their caller gave up (plug-ins wait 5 s)",

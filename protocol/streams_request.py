@@ -1,7 +1,9 @@
 """RackwiseStreamsRequest: what the KIP-924 task assignor (plugins/) asks the agent to plan.
 
-The request travels like every plug-in request (protocol.request: topic ``rackwise.requests``,
-key = the application id, headers ``rackwise-request-id`` and ``rackwise-kind: streams``).
+The request travels on ``rackwise.requests`` (key = the application id, headers
+``rackwise-request-id`` and ``rackwise-kind: streams``); the answer is the plan on
+``rackwise.plans`` with that id, or a dead letter with the id, ``rackwise-error`` and
+``rackwise-error-detail``. Consumer groups send no requests: their plug-ins decide in-process.
 Its value is UTF-8 JSON, or the same JSON gzip-compressed (RFC 1952: the value starts with
 the bytes ``1f 8b``, which JSON never does; the plug-in compresses above 256 KiB so a large
 application stays under the producer's 1 MiB record limit). plugins/README.md is the contract.
@@ -52,6 +54,11 @@ from typing import Any
 
 from protocol.errors import ProtocolError
 from protocol.streams import TaskId
+
+# Headers of a request and of its dead-letter answer (agent.routing.KIND_HEADER beside them).
+REQUEST_ID_HEADER = "rackwise-request-id"
+ERROR_HEADER = "rackwise-error"
+ERROR_DETAIL_HEADER = "rackwise-error-detail"
 
 STREAMS_REQUEST_VERSION = 1
 GZIP_MAGIC = b"\x1f\x8b"

@@ -19,7 +19,6 @@ import fnmatch
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from agent.daemon.state import GroupState, MemberState, may_hold
 from agent.daemon.streams_requests import StreamsServiceRequest
@@ -38,9 +37,6 @@ from assignor.errors import AssignorError
 from assignor.model import Member
 from assignor.streams.model import AssignmentConfig, Topology
 from protocol.plan import AssignmentPlan
-
-if TYPE_CHECKING:
-    from agent.daemon.requests import ServiceRequest
 from protocol.streams import TaskId
 
 
@@ -79,7 +75,7 @@ class PlanJob:
     previous: AssignmentPlan | None = None
     streams: StreamsSetup | None = None
     streams_error: str | None = None
-    request: ServiceRequest | StreamsServiceRequest | None = None
+    request: StreamsServiceRequest | None = None
 
     @property
     def reason(self) -> str:
@@ -263,15 +259,6 @@ def compute_plan(
         # A KIP-924 task assignor's request: the topology, lags and racks are the request's.
         app = job.request.app(job.group_id, job.request.view(view), job.assignor)
         return plan(app, round_).model_copy(update={"request_id": job.request.request_id})
-    if job.request is not None:
-        missing = sorted(name for name, _ in job.request.topics if not view.has_topic(name))
-        if missing:
-            raise AssignorError(f"request names topics the cluster does not have: {missing}")
-        group = ConsumerGroup(
-            job.group_id, job.request.members, job.request.view(view), job.assignor,
-            job.request.protocol,
-        )
-        return plan(group, round_).model_copy(update={"request_id": job.request.request_id})
     if job.kind == "streams":
         return plan(streams_app(job, view, end_offsets or {}), round_)
     return plan(consumer_group(job, view), round_)

@@ -1,7 +1,10 @@
-"""The agent as an assignment service reached through Kafka (docs/architecture.md § Kafka's seams).
+"""The agent as the KIP-924 task assignor's service, reached through Kafka
+(docs/architecture.md § Kafka's seams).
 
-Kafka's plug-ins (plugins/) write a group's members to ``rackwise.requests`` (key: the group
-id, so the request lands in the partition number of the group's subscriptions and plans).
+Kafka Streams' task assignor (plugins/, ``RackwiseTaskAssignor``) writes an application's
+processes and tasks to ``rackwise.requests`` (key: the application id, so the request lands
+in the partition number of the group's subscriptions and plans). Consumer groups send none:
+their plug-ins decide in-process, and a ``consumer`` request is answered with a dead letter.
 The agent that owns that partition reads it, plans at once through the same seam as every
 other plan, and answers on ``rackwise.plans`` with the plan carrying the request's id (in
 the ``rackwise-request-id`` header and the plan's ``request_id``). A request it cannot serve
@@ -10,16 +13,14 @@ once instead of waiting out its time-out.
 
 :class:`RequestReader` reads exactly the request partitions whose subscriptions partitions
 this agent has ready (it starts at their end: a request older than that has been given up);
-:func:`request_job` turns one record into a PlanJob or raises InputRejected. A request with
-``rackwise-kind: streams`` comes from the KIP-924 task assignor; :func:`streams_job` plans it
-as a StreamsApp (agent.daemon.streams_requests).
+:func:`request_job` turns one record into a PlanJob (a StreamsApp, agent.daemon.streams_requests)
+or raises InputRejected.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -32,50 +33,12 @@ from agent.daemon.state import GroupTable, InputRejected
 from agent.daemon.streams_requests import StreamsServiceRequest
 from agent.routing import KIND_HEADER, group_partition, header_value
 from agent.settings import AgentSettings
-from assignor.api import Protocol, Round, next_generation
-from assignor.cluster import ClusterView, TopicPartition
-from assignor.model import Member
+from assignor.api import Round, next_generation
 from protocol.errors import ProtocolError
 from protocol.plan import AssignmentPlan
-from protocol.request import REQUEST_ID_HEADER, decode_request
-from protocol.streams_request import decode_streams_request
+from protocol.streams_request import REQUEST_ID_HEADER, decode_streams_request
 
 log = structlog.get_logger("rackwise.requests")
-
-# The request protocols of plugins/ and the seam's hand-over protocols.
-PROTOCOLS: Mapping[str, Protocol] = {
-    "classic-cooperative": "cooperative",
-    "classic-eager": "eager",
-    "consumer": "consumer",
-}
-
-
-@dataclass(frozen=True)
-class ServiceRequest:
-    """One decoded request: who asks, over which topics, for which members."""
-
-    request_id: str
-    protocol: Protocol
-    topics: tuple[tuple[str, int], ...]
-    members: tuple[Member, ...]
-
-    def view(self, placement: ClusterView) -> ClusterView:
-        """The agent's placement cut or padded to the caller's partition counts: a partition
-        the agent has not seen yet has unknown racks, one the caller does not know is left
-        out, so the plan only names partitions the caller can assign."""
-        topics: dict[str, tuple[tuple[int, ...], ...]] = {}
-        for name, count in self.topics:
-            known = placement.topics.get(name, ())
-            topics[name] = tuple(known[p] if p < len(known) else () for p in range(count))
-
-        def inside(m: Mapping[TopicPartition, Any]) -> dict[TopicPartition, Any]:
-            return {tp: v for tp, v in m.items()
-                    if tp.topic in topics and tp.partition < len(topics[tp.topic])}
-
-        return ClusterView(dict(placement.brokers), topics, inside(placement.weights),
-                           inside(placement.leaders), placement.follower_fetching,
-                           inside(placement.bytes_per_s))
-
 
 class RequestReader:
     """A consumer without a group, assigned the request partitions this agent serves."""
@@ -158,9 +121,15 @@ def request_job(
             f"{msg.partition()}: produce with the group id as key and the default partitioner",
         )
     kind = header_value(msg.headers(), KIND_HEADER) or "consumer"
-    if kind not in ("consumer", "streams"):
+    if kind == "consumer":
         raise InputRejected(
-            "unsupported-kind", f"{KIND_HEADER}={kind!r}: this agent plans consumer and streams requests"
+            "unsupported-kind",
+            "consumer groups decide in-process (plug-in jar 0.2+); this agent plans only "
+            f"{KIND_HEADER}=streams requests: upgrade the plug-in jar",
+        )
+    if kind != "streams":
+        raise InputRejected(
+            "unsupported-kind", f"{KIND_HEADER}={kind!r}: this agent plans streams requests"
         )
     ts_type, ts = msg.timestamp()
     age = (now or time.time()) - ts / 1000 if ts_type and ts > 0 else 0.0
@@ -173,51 +142,7 @@ def request_job(
             f"group {group_id} is planned from {settings.topics.subscriptions} "
             "(PlanFollower members); one group cannot follow both",
         )
-    if kind == "streams":
-        return streams_job(msg, request_id, group_id, settings, previous, in_flight)
-    try:
-        request = decode_request(msg.value() or b"")
-    except ProtocolError as exc:
-        raise InputRejected("undecodable", str(exc)) from None
-    members = tuple(
-        Member.of(
-            m.member_id,
-            rack=m.subscription.rack,
-            topics=m.subscription.topics,
-            owned=[
-                TopicPartition(tp.topic, p)
-                for tp in m.subscription.owned_partitions
-                for p in tp.partitions
-            ],
-            generation=m.subscription.generation,
-            instance_id=m.instance_id,
-        )
-        for m in request.members
-    )
-    service = ServiceRequest(
-        request_id,
-        PROTOCOLS[request.protocol],
-        tuple((t.name, t.partitions) for t in request.topics),
-        members,
-    )
-    generation = next_generation(
-        Round(previous=previous, generation_floor=in_flight),
-        (m.generation_or_default for m in members),
-    )
-    rules = settings.planner.model_copy(update={"consumer_assignor": settings.requests.assignor})
-    return PlanJob(
-        group_id=group_id,
-        partition=msg.partition(),
-        kind="consumer",
-        generation=generation,
-        triggers=(),
-        assignor=assignor_for(group_id, "consumer", rules),
-        members=(),
-        topics=tuple(name for name, _ in service.topics),
-        dirty_since=time.monotonic(),
-        previous=previous,
-        request=service,
-    )
+    return streams_job(msg, request_id, group_id, settings, previous, in_flight)
 
 
 def streams_job(

@@ -45,7 +45,7 @@ from agent.traffic import TrafficEstimator
 from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, AssignmentPlan
-from protocol.request import ERROR_DETAIL_HEADER, ERROR_HEADER, REQUEST_ID_HEADER
+from protocol.streams_request import ERROR_DETAIL_HEADER, ERROR_HEADER, REQUEST_ID_HEADER
 
 log = structlog.get_logger("rackwise.publisher")
 

@@ -23,7 +23,7 @@ from agent.settings import load_settings
 from assignor.cluster import ClusterView
 from assignor.errors import AssignorError
 from protocol.errors import ProtocolError
-from protocol.request import REQUEST_ID_HEADER
+from protocol.streams_request import REQUEST_ID_HEADER
 from protocol.streams import TaskId
 from protocol.streams_request import (
     decode_streams_request,
