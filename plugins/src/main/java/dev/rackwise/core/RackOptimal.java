@@ -74,10 +74,31 @@ public final class RackOptimal {
                 }
             }
         }
+        long maxUnit = 0;
+        for (int g = 0; g < in.groups; g++) {
+            for (int q = 0; q < in.places; q++) {
+                if (poolOf[in.gClass[g] * in.places + q] >= 0 || in.gOwner[g] >= 0 && in.placeOf[in.gOwner[g]] == q) {
+                    maxUnit = Math.max(maxUnit, in.gTraffic[g] * in.gShare[g * in.places + q]
+                            + (in.gOwner[g] == Instance.NO_OWNER ? 0 : in.moveUnit));
+                }
+            }
+        }
+        // Ties between optimal flows are broken towards fewer moves: every cost is scaled by
+        // P + 1 and an arc that moves a partition away from an owner who could keep it costs
+        // one more. Where the scaled costs would not fit in a long, ties stay unbroken.
+        long nodes = net.nodeCount() + in.groups + (long) in.n * Math.max(0, band.hi - band.lo) + 3;
+        long scale = in.parts + 1L;
+        long big = big(band, maxUnit * scale + 1, in.parts, nodes);
+        if (big < 0 || maxUnit > LIMIT / scale) {
+            scale = 1;
+            big = big(band, maxUnit, in.parts, nodes);
+        }
+        if (big < 0) {
+            throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
+        }
         int[] directArc = new int[in.groups];
         int[][] poolArcs = new int[in.groups][];
         int[][] poolIds = new int[in.groups][];
-        long maxUnit = 0;
         for (int g = 0; g < in.groups; g++) {
             int c = in.gClass[g];
             int count = in.gParts[g].length;
@@ -87,10 +108,10 @@ public final class RackOptimal {
             directArc[g] = -1;
             if (owner >= 0) {
                 long unit = in.gTraffic[g] * in.gShare[g * in.places + in.placeOf[owner]];
-                directArc[g] = net.addArc(gn, memberNode[owner], count, unit);
-                maxUnit = Math.max(maxUnit, unit);
+                directArc[g] = net.addArc(gn, memberNode[owner], count, unit * scale);
             }
             long move = owner == Instance.NO_OWNER ? 0 : in.moveUnit;
+            long tie = scale > 1 && owner >= 0 ? 1 : 0;
             int ps = 0;
             for (int q = 0; q < in.places; q++) {
                 ps += poolOf[c * in.places + q] >= 0 ? 1 : 0;
@@ -105,26 +126,8 @@ public final class RackOptimal {
                 }
                 long unit = in.gTraffic[g] * in.gShare[g * in.places + q] + move;
                 poolIds[g][i] = k;
-                poolArcs[g][i++] = net.addArc(gn, pool.node[k], count, unit);
-                maxUnit = Math.max(maxUnit, unit);
+                poolArcs[g][i++] = net.addArc(gn, pool.node[k], count, unit * scale + tie);
             }
-        }
-        long big = 0;
-        try {
-            long nodes = net.nodeCount() + (long) in.n * Math.max(0, band.hi - band.lo) + 3;
-            if (band.uniform) {
-                Math.multiplyExact(Math.multiplyExact(maxUnit, in.parts + nodes + 1), 4L);
-            } else {
-                // Every unit above lo costs BIG (2k - 1): BIG outweighs any assignment's cost,
-                // so the balance (least sum of squared loads) comes first, cost second.
-                big = Math.addExact(Math.multiplyExact(maxUnit, in.parts), 1);
-                long top = Math.multiplyExact(Math.multiplyExact(big, 2L * band.hi + 1), nodes + 1L);
-                if (top >= LIMIT) {
-                    throw new ArithmeticException();
-                }
-            }
-        } catch (ArithmeticException e) {
-            throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
         }
         for (int m = 0; m < in.n; m++) {
             net.addSupply(memberNode[m], -band.lo);
@@ -145,6 +148,25 @@ public final class RackOptimal {
                     + "] (a bug: the band is feasible by construction)");
         }
         return Decode.decode(in, net, pool, directArc, poolArcs, poolIds);
+    }
+
+    /**
+     * BIG for mixed subscriptions: every unit above lo costs BIG (2k - 1), and BIG outweighs
+     * any assignment's cost, so the balance (least sum of squared loads) comes first and cost
+     * second. 0 for uniform subscriptions; -1 when potentials and costs could overflow.
+     */
+    private static long big(Balance band, long maxArc, long parts, long nodes) {
+        try {
+            if (band.uniform) {
+                long top = Math.multiplyExact(maxArc, parts + nodes + 1);
+                return top < LIMIT ? 0 : -1;
+            }
+            long big = Math.addExact(Math.multiplyExact(maxArc, parts), 1);
+            long top = Math.multiplyExact(Math.multiplyExact(big, 2L * band.hi + 1), nodes + 1);
+            return top < LIMIT ? big : -1;
+        } catch (ArithmeticException e) {
+            return -1;
+        }
     }
 
     /** The (class, place) pools: their class, place, flow node, members and arcs to them. */
