@@ -29,7 +29,7 @@ from assignor.cluster import ClusterView, TopicPartition
 from assignor.cost import Place, fractions, place_of
 from assignor.errors import AssignorError, SolverError
 from assignor.model import Group, Member
-from assignor.optimal.balance import band, member_arcs
+from assignor.optimal.balance import Band, band, member_arcs
 from assignor.optimal.decode import Pool, hand_out, spread
 from assignor.optimal.flow import FlowNetwork
 from assignor.ownership import previous_owners
@@ -139,30 +139,49 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
             for m in key:
                 if rack_of[m] == place:
                     net.add_arc(rn, node[m], sizes[ci], 0)
-    arc_tags: list[tuple[int, tuple[int, Place] | str, int]] = []
-    max_unit = 0
     group_keys = sorted(groups, key=lambda k: groups[k][0])
+
+    def unit_cost(gk: tuple[int, tuple[str, ...], str, float, str], place: Place, moves: bool) -> int:
+        _, racks, lead, weight, owner = gk
+        return units(weight, racks, lead or None, place) + (move_unit if owner and moves else 0)
+
+    max_unit = 0
+    for gk in group_keys:
+        ci, owner = gk[0], gk[4]
+        for (cj, rk) in rack_nodes:
+            if cj == ci:
+                max_unit = max(max_unit, unit_cost(gk, rk, True))
+        if owner and owner != "?":
+            max_unit = max(max_unit, unit_cost(gk, rack_of[owner], False))
+    total = sum(sizes)
+    # Ties between optimal flows go to fewer moves (§ 4): costs scaled by P + 1, and an arc
+    # that moves a partition off an owner who could keep it costs one more; where that would
+    # not fit in int64, ties stay unbroken.
+    nodes = net.num_nodes + len(group_keys)
+    scale = total + 1
+    max_arc = max_unit * scale + 1
+    if _too_large(max_arc, total, nodes, bnd):
+        scale, max_arc = 1, max_unit
+        if _too_large(max_arc, total, nodes, bnd):
+            raise SolverError("costs too large to solve exactly: lower traffic_cost or weights")
+    big = max_arc * total + 1
+    arc_tags: list[tuple[int, tuple[int, Place] | str, int]] = []
     for gi, gk in enumerate(group_keys):
-        ci, racks, lead, weight, owner = gk
+        ci, owner = gk[0], gk[4]
         count = len(groups[gk])
         gn = net.add_node()
         net.set_supply(gn, count)
-        moved = move_unit if owner else 0
-        if owner and owner != "?":
-            cost = units(weight, racks, lead or None, rack_of[owner])
+        keeps = bool(owner) and owner != "?"
+        if keeps:
+            cost = unit_cost(gk, rack_of[owner], False) * scale
             arc_tags.append((net.add_arc(gn, node[owner], count, cost), owner, gi))
-            max_unit = max(max_unit, cost)
+        tie = 1 if keeps and scale > 1 else 0
         for (cj, rk), rn in sorted(rack_nodes.items(),
                                    key=lambda kv: (kv[0][0], _place_key(kv[0][1]))):
             if cj != ci:
                 continue
-            cost = units(weight, racks, lead or None, rk) + moved
+            cost = unit_cost(gk, rk, True) * scale + tie
             arc_tags.append((net.add_arc(gn, rn, count, cost), (cj, rk), gi))
-            max_unit = max(max_unit, cost)
-    total = sum(sizes)
-    big = max_unit * total + 1
-    if not bnd.uniform and big * (2 * bnd.hi + 1) * (net.num_nodes + 1) >= _INT_LIMIT:
-        raise SolverError("costs too large to solve exactly: lower traffic_cost or weights")
     member_arcs(net, node, sink, bnd, big)
     net.set_supply(sink, -(total - bnd.lo * len(ids)))
     sol = net.solve()
@@ -193,7 +212,7 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
                 + (move_unit if was is not None and was != member else 0))
 
     subscribed = {m.member_id: frozenset(m.topics) for m in members}
-    spread(out, wt, subscribed, unit)
+    spread(out, wt, subscribed, unit, pb.prev)
 
     # The cost is summed from the decoded assignment, unrounded, in (member, partition) order.
     total_cost = 0.0
@@ -207,6 +226,14 @@ def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
         total_cost += pb.move * sum(
             1 for m in ids for tp in result[m] if pb.prev.get(tp, m) != m)
     return result, round(total_cost, 9)
+
+
+def _too_large(max_arc: int, parts: int, nodes: int, bnd: Band) -> bool:
+    """Whether potentials and costs could overflow OR-Tools' int64 (the Java core's bound)."""
+    if bnd.uniform:
+        return max_arc * (parts + nodes + 1) >= _INT_LIMIT
+    big = max_arc * parts + 1
+    return big * (2 * bnd.hi + 1) * (nodes + 1) >= _INT_LIMIT
 
 
 def _place_key(place: Place) -> tuple[str, bool, str]:

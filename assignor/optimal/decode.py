@@ -7,8 +7,9 @@ chooses them so that no member becomes a hot spot:
 
 1. pool partitions go out heaviest first, each to its previous owner when that makes no hot
    spot, else to the least-loaded member of its pool (LPT, the classic makespan heuristic);
-2. then pairwise swaps between the busiest member and a lighter one, each swap cost-neutral
-   for both partitions in the solver's exact integer units, while the busiest load falls.
+2. then shifts and pairwise swaps between the busiest member and a lighter one, each
+   cost-neutral in the solver's exact integer units and keeping the sorted count vector,
+   while the busiest load falls; no partition leaves its previous owner here.
 
 Example: one pool {a, b} in one rack taking 2 partitions each of weights 9, 9, 1, 1 -> a gets
 9 + 1 and b gets 9 + 1 (not 9 + 9 and 1 + 1 as a split in partition order would give).
@@ -100,8 +101,9 @@ def spread(
     weight: Mapping[TopicPartition, float],
     subscribed: Mapping[str, frozenset[str]],
     unit: UnitCost,
+    prev: Mapping[TopicPartition, str],
 ) -> None:
-    """Step 3, in place: cost-neutral swaps while the busiest member's load falls."""
+    """Step 3, in place: cost-neutral shifts and swaps while the busiest member's load falls."""
     members = sorted(assignment)
     if len(set(weight.values())) <= 1:
         return
@@ -112,22 +114,33 @@ def spread(
     for _ in range(2 * len(members) + 10):
         a = min(members, key=lambda m: (-load[m], m))
         lighter = sorted((m for m in members if load[m] < load[a]), key=lambda m: (load[m], m))
-        swap = _find_swap(a, held[a], lighter, keys, load, weight, subscribed, unit)
-        if swap is None:
+        found = _find_move(a, lighter, held, keys, load, weight, subscribed, unit, prev)
+        if found is None:
             break
-        p, b, q = swap
-        for m, out_tp, in_tp in ((a, p, q), (b, q, p)):
-            k = keys[m]
-            i = bisect.bisect_left(k, (weight[out_tp], out_tp))
-            del k[i]
-            del held[m][i]
-            j = bisect.bisect_left(k, (weight[in_tp], in_tp))
-            k.insert(j, (weight[in_tp], in_tp))
-            held[m].insert(j, in_tp)
+        p, b, q = found
+        _take(keys[a], held[a], p, weight)
+        _put(keys[b], held[b], p, weight)
+        if q is not None:
+            _take(keys[b], held[b], q, weight)
+            _put(keys[a], held[a], q, weight)
         load[a] = _sum(weight, held[a])
         load[b] = _sum(weight, held[b])
     for m in members:
         assignment[m] = held[m]
+
+
+def _take(k: list[tuple[float, TopicPartition]], tps: list[TopicPartition], tp: TopicPartition,
+          weight: Mapping[TopicPartition, float]) -> None:
+    i = bisect.bisect_left(k, (weight[tp], tp))
+    del k[i]
+    del tps[i]
+
+
+def _put(k: list[tuple[float, TopicPartition]], tps: list[TopicPartition], tp: TopicPartition,
+         weight: Mapping[TopicPartition, float]) -> None:
+    j = bisect.bisect_left(k, (weight[tp], tp))
+    k.insert(j, (weight[tp], tp))
+    tps.insert(j, tp)
 
 
 def _sum(weight: Mapping[TopicPartition, float], tps: Sequence[TopicPartition]) -> float:
@@ -138,31 +151,40 @@ def _sum(weight: Mapping[TopicPartition, float], tps: Sequence[TopicPartition]) 
     return total
 
 
-def _find_swap(
+def _find_move(
     a: str,
-    mine: Sequence[TopicPartition],
     lighter: Sequence[str],
+    held: Mapping[str, list[TopicPartition]],
     keys: Mapping[str, list[tuple[float, TopicPartition]]],
     load: Mapping[str, float],
     weight: Mapping[TopicPartition, float],
     subscribed: Mapping[str, frozenset[str]],
     unit: UnitCost,
-) -> tuple[TopicPartition, str, TopicPartition] | None:
+    prev: Mapping[TopicPartition, str],
+) -> tuple[TopicPartition, str, TopicPartition | None] | None:
+    """The first (p, b) of § 5 step 3 with an improving shift or swap, and its best partner."""
     top = load[a]
-    for p in sorted(mine, key=lambda tp: (-weight[tp], tp)):
+    n_a = len(held[a])
+    for p in sorted(held[a], key=lambda tp: (-weight[tp], tp)):
+        if prev.get(p) == a:
+            continue  # the spread never moves a partition off its previous owner
         wp = weight[p]
         here = unit(p, a)
         for b in lighter:
             if p.topic not in subscribed[b] or unit(p, b) != here:
                 continue
-            best: tuple[float, float, TopicPartition] | None = None
+            best: tuple[float, float, TopicPartition | None] | None = None
+            if len(held[b]) == n_a - 1:  # a shift: a and b trade counts, the balance holds
+                new = max(top - wp, load[b] + wp)
+                if new < top:
+                    best = (new, 0.0, None)
             for wq, q in keys[b]:
                 if wq >= wp:
                     break  # lightest first: nothing lighter than p is left
-                if q.topic not in subscribed[a] or unit(q, a) != unit(q, b):
+                if prev.get(q) == b or q.topic not in subscribed[a] or unit(q, a) != unit(q, b):
                     continue
                 new = max(top - wp + wq, load[b] + wp - wq)
-                if new < top and (best is None or (new, wq, q) < best):
+                if new < top and (best is None or (new, wq) < best[:2]):
                     best = (new, wq, q)
             if best is not None:
                 return p, b, best[2]
