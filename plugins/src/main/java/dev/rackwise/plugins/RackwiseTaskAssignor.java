@@ -101,6 +101,7 @@ public class RackwiseTaskAssignor implements TaskAssignor {
             client = CLIENTS.computeIfAbsent(List.of(settings, transports), k -> {
                 log.info("rackwise task assignor for application {}: agent topics at {}, timeout {} ms, back-off {} ms",
                     applicationId, settings.bootstrapServers(), settings.timeoutMs(), settings.backoffMs());
+                startInBackground(settings);
                 return new StreamsAgentClient(() -> transports.apply(settings), settings.timeoutMs(),
                     settings.backoffMs(), System::currentTimeMillis);
             });
@@ -111,6 +112,23 @@ public class RackwiseTaskAssignor implements TaskAssignor {
             log.error("rackwise task assignor for application {}: {}; Kafka's StickyTaskAssignor assigns instead",
                 applicationId, configError);
         }
+    }
+
+    /**
+     * Starts the clients and positions the reply reader now, on a daemon thread, so that a large
+     * application's first rebalance does not spend its bound starting them.
+     */
+    private void startInBackground(Settings settings) {
+        Thread t = new Thread(() -> {
+            try {
+                transports.apply(settings).warmUp(Math.max(settings.timeoutMs(), 5000));
+            } catch (RuntimeException e) {
+                log.warn("rackwise task assignor: the agent's topics could not be reached yet ({}); "
+                    + "the first assign() tries again", e.toString());
+            }
+        }, "rackwise-streams-start");
+        t.setDaemon(true);
+        t.start();
     }
 
     /** The agent's plan as a TaskAssignment, or Kafka's StickyTaskAssignor's; never throws. */
