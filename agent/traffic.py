@@ -204,6 +204,11 @@ class TrafficEstimator:
         """Bytes/s per partition between the last two samples ({} before the second)."""
         return dict(self._cached()[0])
 
+    def follower_fetching(self) -> bool | None:
+        """Whether the brokers fetch from followers, as last sampled; None before a sample."""
+        snap = self._state()[3]
+        return None if snap is None else snap.view.follower_fetching
+
     def weights(self) -> dict[TopicPartition, float]:
         """The rates as solver weights: mean 1, idle partitions at ``min_weight``."""
         return dict(self._cached()[1])

@@ -108,6 +108,7 @@ REASON_PRIORITY: tuple[PlanReason, ...] = (
     "subscription-changed",
     "partitions-changed",
     "replica-racks-changed",
+    "leaders-changed",
     "traffic-changed",
     "followup",
     "observed",

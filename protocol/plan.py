@@ -37,6 +37,7 @@ PlanReason = Literal[
     "replica-racks-changed",
     "partitions-changed",
     "traffic-changed",
+    "leaders-changed",
     "followup",
     "observed",
     "recommended",

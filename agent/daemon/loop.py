@@ -19,6 +19,7 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 import structlog
@@ -412,11 +413,11 @@ class Agent:
 
     def _rack_change(self, change: RackChange) -> None:
         detail = change.as_detail()
-        log.info("replica racks changed", **detail)
-        for gid in sorted(self.table.groups):
-            group = self.table.groups[gid]
-            if group.partition in self._ready and change.topic in self._topics(group):
-                self._trigger(gid, change.kind, detail)
+        log.info("leaders moved" if change.kind == "leaders-changed" else "replica racks changed",
+                 **detail)
+        for gid in rack_change_targets(change, self.table.groups, self._ready, self._topics,
+                                       self.traffic.follower_fetching()):
+            self._trigger(gid, change.kind, detail)
 
     def _expire(self) -> None:
         timeout = self.settings.input.session_timeout_ms / 1000
@@ -495,3 +496,24 @@ class Agent:
             "serving_requests": self.requests.partitions() if self.requests else [],
         }
 
+
+def rack_change_targets(
+    change: RackChange,
+    groups: Mapping[str, GroupState],
+    ready: Collection[int],
+    topics_of: Callable[[GroupState], Iterable[str]],
+    follower_fetching: bool | None,
+) -> list[str]:
+    """The groups a debounced change re-plans: every ready group planning the topic, and for
+    a leader move only those where some member reads from leaders (it has no rack, or the
+    brokers do not fetch from followers; assumed they do until sampled)."""
+    out = []
+    for gid in sorted(groups):
+        group = groups[gid]
+        if group.partition not in ready or change.topic not in topics_of(group):
+            continue
+        if change.kind == "leaders-changed" and follower_fetching is not False \
+                and all(m.rack for m in group.members.values()):
+            continue  # every member reads from a replica in its own rack
+        out.append(gid)
+    return out

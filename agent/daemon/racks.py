@@ -39,6 +39,18 @@ def fingerprint(replicas: Sequence[Sequence[int]], racks: Mapping[int, str | Non
     return tuple(out)
 
 
+def leader_fingerprint(count: int, leaders: Mapping[int, int],
+                       racks: Mapping[int, str | None]) -> Fingerprint:
+    """Per partition the rack of its leader as a 1-tuple, or UNKNOWN when the leader or its
+    rack is not known (a partition without a leader is never a change)."""
+    out: list[Racks] = []
+    for p in range(count):
+        broker = leaders.get(p)
+        rack = racks.get(broker) if broker is not None else None
+        out.append((rack,) if rack is not None else UNKNOWN)
+    return tuple(out)
+
+
 def merge_unknown(accepted: Fingerprint | None, current: Fingerprint) -> Fingerprint:
     """``current`` with its UNKNOWN partitions filled from ``accepted`` (unknown is no change)."""
     if accepted is None:
@@ -78,13 +90,17 @@ class Debouncer:
 
     window_s: float
     accepted: dict[str, Fingerprint] = field(default_factory=dict)
+    # the plan reason a per-partition change triggers: replica racks, or (for leader
+    # fingerprints) "leaders-changed", whose partition-count changes are the replicas' to report
+    kind: str = "replica-racks-changed"
     pending: dict[str, _Pending] = field(default_factory=dict)
 
     def observe(self, topic: str, current: Fingerprint, now: float) -> RackChange | None:
         """Feed one observation; returns the change once it has held for the window."""
         base = self.accepted.get(topic)
-        if base is None:
+        if base is None or (len(base) != len(current) and self.kind != "replica-racks-changed"):
             self.accepted[topic] = current
+            self.pending.pop(topic, None)
             return None
         candidate = merge_unknown(base, current)
         change = diff(base, candidate)
@@ -101,7 +117,8 @@ class Debouncer:
         del self.pending[topic]
         self.accepted[topic] = candidate
         detail = {k: v for k, v in change.items() if k != "kind"}
-        return RackChange(topic, str(change["kind"]), detail)
+        kind = str(change["kind"])
+        return RackChange(topic, self.kind if kind == "replica-racks-changed" else kind, detail)
 
     def forget(self, topic: str) -> None:
         self.accepted.pop(topic, None)

@@ -19,9 +19,9 @@ from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_ex
 
 from agent.clusterinfo import describe
 from agent.daemon.events import RackChange
-from agent.daemon.racks import Debouncer, fingerprint
+from agent.daemon.racks import Debouncer, fingerprint, leader_fingerprint
 from agent.settings import MetadataSettings
-from assignor.cluster import ClusterView
+from assignor.cluster import ClusterView, TopicPartition
 
 log = structlog.get_logger("rackwise.metadata")
 
@@ -35,7 +35,11 @@ class RackWatch:
         self._lock = threading.Lock()
         self.broker_racks: dict[int, str | None] = {}
         self.placement: dict[str, tuple[tuple[int, ...], ...]] = {}
+        self.leaders: dict[str, dict[int, int]] = {}  # topic -> partition -> leader broker
         self.debouncer = Debouncer(settings.debounce_s)
+        # Leaders move more often than replicas (a broker restart moves every leader it had);
+        # they matter only to members that read from leaders, and are debounced the same way.
+        self.leader_debouncer = Debouncer(settings.debounce_s, kind="leaders-changed")
         self.errors = 0
         self._describe = retry(
             reraise=True,
@@ -50,6 +54,12 @@ class RackWatch:
         snap = describe(self.admin, topics, self._settings.request_timeout_s)
         for name, error in sorted(snap.missing.items()):
             log.debug("topic not described", topic=name, error=error)
+        leaders: dict[str, dict[int, int]] = {}
+        for tp, broker in snap.view.leaders.items():
+            leaders.setdefault(tp.topic, {})[tp.partition] = broker
+        with self._lock:
+            for topic in snap.view.topics:
+                self.leaders[topic] = leaders.get(topic, {})
         return dict(snap.view.brokers), dict(snap.view.topics)
 
     def _store(
@@ -126,9 +136,19 @@ class RackWatch:
                 )
                 if change:
                     changes.append(change)
+                moved = self.leader_debouncer.observe(
+                    topic,
+                    leader_fingerprint(len(placement[topic]), self.leaders.get(topic, {}),
+                                       self.broker_racks),
+                    now,
+                )
+                if moved and not change:
+                    changes.append(moved)
             for topic in set(self.placement) - set(names):
                 self.placement.pop(topic, None)
+                self.leaders.pop(topic, None)
                 self.debouncer.forget(topic)
+                self.leader_debouncer.forget(topic)
         return changes
 
     def view(self, topics: Iterable[str]) -> ClusterView:
@@ -136,11 +156,13 @@ class RackWatch:
         with self._lock:
             keep = {t: self.placement[t] for t in sorted(set(topics)) if t in self.placement}
             brokers = {b: r for b, r in self.broker_racks.items()}
+            leaders = {TopicPartition(t, p): b for t in keep
+                       for p, b in self.leaders.get(t, {}).items() if p < len(keep[t])}
         for replicas in keep.values():
             for ids in replicas:
                 for b in ids:
                     brokers.setdefault(b, None)
-        return ClusterView(brokers=brokers, topics=keep)
+        return ClusterView(brokers=brokers, topics=keep, leaders=leaders)
 
 
 def watch_racks(

@@ -8,7 +8,14 @@ import random
 import pytest
 
 from agent.daemon.planning import take_job
-from agent.daemon.racks import UNKNOWN, Debouncer, diff, fingerprint, merge_unknown
+from agent.daemon.racks import (
+    UNKNOWN,
+    Debouncer,
+    diff,
+    fingerprint,
+    leader_fingerprint,
+    merge_unknown,
+)
 from agent.daemon.state import GroupTable, InputRejected
 from agent.logs import redact
 from agent.routing import group_partition, murmur2, parse_key
@@ -179,6 +186,24 @@ def test_bouncing_broker_is_not_a_change() -> None:
     assert d.observe("t", fingerprint([[1, 2], [2, 3]], RACKS), 4) is None
 
 
+def test_leader_moves_are_debounced_into_leaders_changed() -> None:
+    d = Debouncer(window_s=5, kind="leaders-changed")
+    before = leader_fingerprint(3, {0: 1, 1: 2, 2: 3}, RACKS)
+    assert before == (("az1",), ("az2",), ("az3",))
+    after = leader_fingerprint(3, {0: 2, 1: 2, 2: 3}, RACKS)  # p0's leader moved az1 -> az2
+    assert d.observe("t", before, 0) is None
+    assert d.observe("t", after, 1) is None
+    change = d.observe("t", after, 6)
+    assert change is not None and change.kind == "leaders-changed"
+    assert change.detail["partitions"] == [{"partition": 0, "from": ["az1"], "to": ["az2"]}]
+    # no leader (an election under way) or a broker of unknown rack is never a move
+    assert leader_fingerprint(3, {1: 2, 2: 9}, RACKS) == (UNKNOWN, ("az2",), UNKNOWN)
+    assert d.observe("t", leader_fingerprint(3, {1: 2, 2: 9}, RACKS), 20) is None
+    # a partition-count change is the replica debouncer's to report, not a leader move
+    assert d.observe("t", leader_fingerprint(4, {0: 2, 1: 2, 2: 3, 3: 1}, RACKS), 30) is None
+    assert d.observe("t", leader_fingerprint(4, {0: 2, 1: 2, 2: 3, 3: 1}, RACKS), 40) is None
+
+
 # ---- withholding ------------------------------------------------------------------------------
 def _plan(
     members: list[tuple[str, list[int]]], withheld: list[tuple[str, int, str, str]] = ()
@@ -306,3 +331,31 @@ def test_streams_groups_watch_their_changelog_topics() -> None:
     # consumer groups and unconfigured Streams groups: the subscribed topics only
     assert planned_topics("app-1", "consumer", ["clicks"], settings) == ("clicks",)
     assert planned_topics("other", "streams", ["clicks"], settings) == ("clicks",)
+
+
+def test_a_leader_move_replans_only_groups_that_read_from_leaders() -> None:
+    from agent.daemon.events import RackChange
+    from agent.daemon.loop import rack_change_targets
+    from agent.daemon.state import GroupState, MemberState
+
+    def group(gid: str, racks: list[str | None]) -> GroupState:
+        g = GroupState(group_id=gid, partition=0)
+        for i, rack in enumerate(racks):
+            g.members[f"m{i}"] = MemberState(f"m{i}", "consumer", rack, ("t",), frozenset(), 1,
+                                             b"", 0.0)
+        return g
+
+    groups = {"racked": group("racked", ["az1", "az2"]),
+              "rackless": group("rackless", ["az1", None]),
+              "elsewhere": GroupState(group_id="elsewhere", partition=1)}
+    moved = RackChange("t", "leaders-changed", {})
+    racks = RackChange("t", "replica-racks-changed", {})
+
+    def topics(g: GroupState) -> list[str]:
+        return g.topics()
+
+    assert rack_change_targets(moved, groups, {0}, topics, True) == ["rackless"]
+    assert rack_change_targets(moved, groups, {0}, topics, None) == ["rackless"]
+    assert rack_change_targets(moved, groups, {0}, topics, False) == ["racked", "rackless"]
+    assert rack_change_targets(racks, groups, {0}, topics, True) == ["racked", "rackless"]
+    assert rack_change_targets(racks, groups, set(), topics, True) == []
