@@ -123,18 +123,24 @@ def load_group(doc: Mapping[str, Any]) -> Group:
     return Group(group_id, tuple(members), cluster, generation, reason, config)
 
 
+EAGER_ONLY = frozenset({"range", "sticky"})
+
+
 def load_consumer(doc: Mapping[str, Any], assignor: str | None = None) -> ConsumerGroup:
     """A consumer scenario as the seam's ConsumerGroup (``assignor`` overrides the scenario's)."""
     group = load_group(doc)
     raw = doc["group"]
-    protocol = str(raw.get("protocol", "cooperative"))
-    if protocol not in PROTOCOLS:
-        raise AssignorError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     name = assignor or str(raw.get("assignor") or DEFAULT_ASSIGNOR)
     if name not in ASSIGNORS:
         raise AssignorError(
             f"unknown assignor {name!r}: use one of {', '.join(sorted(ASSIGNORS))}"
         )
+    # Kafka's RangeAssignor and StickyAssignor support only the EAGER protocol: a group that
+    # runs one revokes everything first, so nothing is withheld, whatever the default says.
+    default = "eager" if name in EAGER_ONLY else "cooperative"
+    protocol = str(raw.get("protocol", default))
+    if protocol not in PROTOCOLS:
+        raise AssignorError(f"protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     proto: Protocol = protocol  # type: ignore[assignment]
     return ConsumerGroup(group.group_id, group.members, group.cluster, name, proto, group.config)
 

@@ -52,6 +52,9 @@ def test_compare_json_rack_optimal_is_cheapest_and_meets_its_bound(capsys) -> No
     assert best["traffic_cost"] <= rows["sticky"]["traffic_cost"]
     assert best["traffic_cost"] <= rows["cooperative-sticky"]["traffic_cost"]
     assert best["max_load"] - best["min_load"] <= 1
+    # Kafka's range and sticky are eager: everything is revoked first, nothing is withheld
+    assert rows["range"]["withheld"] == rows["sticky"]["withheld"] == 0
+    assert rows["cooperative-sticky"]["withheld"] > 0
 
 
 def test_compare_streams_shows_every_strategy(capsys) -> None:  # type: ignore[no-untyped-def]
