@@ -194,3 +194,26 @@ def test_fail_above_bad_input_is_a_one_line_error(
     assert main(["audit", "--bootstrap", "127.0.0.1:1", *argv]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--fail-above" in err
+
+
+@pytest.mark.parametrize("limit, code", [("1", 1), ("100000", 0)])
+def test_the_command_prints_the_summary_and_exits_on_the_saving(
+        limit: str, code: int, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`rackwise audit --json --fail-above`, end to end but for the cluster (run_audit and
+    the AdminClient faked: nothing connects)."""
+    import confluent_kafka.admin
+
+    import agent.audit
+    from agent.cli import main
+
+    audits = [_paying(), _audit("quiet", {"m": ("az1", [0])}, [2], None)]
+    monkeypatch.setattr(agent.audit, "run_audit", lambda *_a, **_k: audits)
+    monkeypatch.setattr(confluent_kafka.admin, "AdminClient", lambda _conf: object())
+    monkeypatch.delenv("RACKWISE_BOOTSTRAP", raising=False)
+    assert main(["audit", "--bootstrap", "127.0.0.1:1", "--json", "--fail-above", limit]) == code
+    out, err = capsys.readouterr()
+    summary = json.loads(out)["summary"]
+    assert summary["usd_per_month_saving"] == Price().per_month(4 * 2**20)
+    assert summary["groups_without_bytes_names"] == ["quiet"]
+    assert err.count("\n") == 1 and ("exceeds" in err) is (code == 1)
