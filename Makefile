@@ -13,17 +13,23 @@ PYTEST_ARGS ?=
 
 setup: system-deps python-deps jars plugins
 
-# java and mvn come with the machine; docker-compose (the Python v1 from Debian) only
-# validates docker-compose.yml here, since no engine runs.
+# java and mvn come with the machine. docker-compose (the Python v1 from Debian) only
+# validates docker-compose.yml here, since no engine runs; promtool (Debian's prometheus)
+# unit-tests deploy/prometheus/. Both come from one apt-get call where we are root with apt,
+# and are otherwise only warned about: their tests say what is missing. Without recommends:
+# neither docker.io nor prometheus-node-exporter is wanted (on a systemd host the prometheus
+# package still enables its own server on :9090; `systemctl disable --now prometheus` if unwanted).
+APT_DEPS = $(if $(shell command -v docker-compose),,docker-compose) $(if $(shell command -v promtool),,prometheus)
 system-deps:
 	@command -v java >/dev/null || { echo "java not found: install OpenJDK 17+ (apt-get install openjdk-17-jdk-headless)"; exit 1; }
 	@command -v mvn >/dev/null || { echo "mvn not found: install Maven (apt-get install maven)"; exit 1; }
-	@command -v docker-compose >/dev/null || { \
+	@if [ -n "$(strip $(APT_DEPS))" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing docker-compose (validation only)"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-compose >/dev/null) \
-	      || echo "warning: could not install docker-compose; the compose test will say so"; \
-	  else echo "warning: docker-compose not installed; the compose test will say so"; fi; }
+	    echo "installing $(strip $(APT_DEPS)) (docker-compose: validation only; prometheus: promtool)"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(APT_DEPS) >/dev/null) \
+	      || echo "warning: could not install $(strip $(APT_DEPS)); the compose and prometheus-rules tests will say so"; \
+	  else echo "warning: $(strip $(APT_DEPS)) not installed; the compose and prometheus-rules tests will say so"; fi; \
+	fi
 
 python-deps: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml constraints.txt

@@ -96,7 +96,7 @@ def bench_audit(bootstrap: str, classic: int, kip848: int, window: float) -> dic
         client.close()
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-3000:])
-    rows = json.loads(out.stdout)
+    rows = json.loads(out.stdout)["groups"]
     statuses: dict[str, int] = {}
     for r in rows:
         key = f"{r['group_type']}:{r['status']}"

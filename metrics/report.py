@@ -8,14 +8,18 @@ Charts:
   crt_over_time.png   cross-rack partitions of each group, plan by plan, over event time
   rack_pairs.png      heat map source rack -> member rack of the (weighted) partitions,
                       for each group's worst (most cross-rack) and latest plan, summed over groups
-  actual_vs_best.png  each group's latest traffic cost next to its lower bound
-  cost_per_group.png  $/month of each group's latest plan: what it reads across racks, next
-                      to the least any plan with the same balance would (plans with measured
-                      traffic; a rack-unknown group's figure is expected, its worst case drawn)
+  actual_vs_best.png  each group's latest traffic cost next to its lower bound (after its
+                      first plan's, when that differed)
+  cost_per_group.png  $/month of each group's latest plan with measured traffic: what it
+                      reads across racks, next to the least any plan with the same balance
+                      would (a rack-unknown group's figure is expected, its worst case drawn);
+                      with no traffic anywhere, cross-rack partitions first -> latest instead
   rack_pair_bytes.png cross-rack bytes/s per rack pair (source rack -> member rack), summed
-                      over each group's latest plan
+                      over each group's latest plan with measured traffic
 
-Tables written before traffic was measured have no bytes columns: those charts then say so.
+Every chart either draws figures or says in the picture why there are none: tables written
+before traffic was measured have no bytes columns, a plan may carry no bytes, idle topics read
+0 B/s (the money charts: metrics.costcharts).
 """
 
 from __future__ import annotations
@@ -34,7 +38,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
+from metrics.costcharts import chart_cost_per_group, chart_rack_pair_bytes, note, rate  # noqa: E402
 from protocol.errors import RackwiseError  # noqa: E402
+
+__all__ = ["ReportData", "ReportError", "chart_actual_vs_best", "chart_cost_per_group",
+           "chart_crt_over_time", "chart_rack_pair_bytes", "chart_rack_pairs", "load", "render",
+           "render_page"]
 
 
 class ReportError(RackwiseError):
@@ -164,14 +173,26 @@ def chart_rack_pairs(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Pa
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.6), dpi=110,
                              squeeze=False)
     matrices = []
+    empty = []
     for _, gens in panels:
         chosen = pairs.merge(gens.rename("generation").reset_index(), on=["group_id", "generation"])
         matrices.append(_pair_matrix(chosen, racks))
+        empty.append(chosen.empty)
     # The colour scale is for cross-rack reads only; the diagonal (local reads) is drawn apart.
     off_diagonal = [np.where(np.eye(len(racks), dtype=bool), np.nan, m) for m in matrices]
     top = max(float(np.nanmax(m)) if np.isfinite(m).any() else 0.0 for m in off_diagonal) or 1.0
     cmap = plt.get_cmap("Oranges").with_extremes(bad="#dcefe0")
-    for ax, (title, _), matrix, shown in zip(axes[0], panels, matrices, off_diagonal, strict=True):
+    image = None
+    for ax, (title, _), matrix, shown, nothing in zip(axes[0], panels, matrices, off_diagonal,
+                                                      empty, strict=True):
+        if nothing:  # an empty heat map must not read as "all local"
+            ax.set_title(f"{title}\nno rack pairs recorded for these plans", fontsize=10)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.set_box_aspect(1)  # the size of its neighbours' square heat maps
+            ax.text(0.5, 0.5, "the metrics job wrote no rack_pairs\nrows for these plans",
+                    ha="center", va="center", fontsize=9, transform=ax.transAxes)
+            continue
         image = ax.imshow(shown, cmap=cmap, vmin=0, vmax=top)
         crt = matrix.sum() - np.trace(matrix)
         ax.set_title(f"{title}\ncross-rack: {crt:g} of {matrix.sum():g}", fontsize=10)
@@ -185,8 +206,9 @@ def chart_rack_pairs(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Pa
                 label = f"{value:g}" + ("\nlocal" if i == j else "")
                 ax.text(j, i, label, ha="center", va="center", fontsize=9,
                         color="white" if i != j and value > top * 0.6 else "black")
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8,
-                 label="cross-rack partitions (weighted)")
+    if image is not None:
+        fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8,
+                     label="cross-rack partitions (weighted)")
     fig.suptitle("Rack pairs: where assigned partitions are read from", fontsize=11)
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
@@ -194,123 +216,47 @@ def chart_rack_pairs(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Pa
 
 
 def chart_actual_vs_best(plans: pd.DataFrame, path: Path) -> Path:
-    latest = plans.sort_values("generation").groupby("group_id", sort=True).tail(1)
-    latest = latest.sort_values("group_id")
+    """Each group's latest traffic cost next to its lower bound (weighted partitions), after
+    its first plan's when that differed (before -> after)."""
+    ordered = plans.sort_values("generation").groupby("group_id", sort=True)
+    latest = ordered.tail(1).sort_values("group_id")
+    first = ordered.head(1).set_index("group_id").loc[latest["group_id"]]
     x = np.arange(len(latest))
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(latest) + 2), 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(max(7.0, 2.0 * len(latest) + 2), 4.2), dpi=110)
     actual = latest["traffic_cost"].to_numpy(dtype=float)
     best = latest["lower_bound"].astype(float).fillna(np.nan).to_numpy()
-    ax.bar(x - 0.2, actual, 0.4, label="actual traffic cost", color="#d95f02")
-    ax.bar(x + 0.2, np.nan_to_num(best), 0.4, label="best (lower bound)", color="#1b9e77")
+    before = first["traffic_cost"].to_numpy(dtype=float)
+    changed = (first["generation"].to_numpy() != latest["generation"].to_numpy()) & \
+        (before != actual)
+    if changed.any():
+        ax.bar(x[changed] - 0.27, before[changed], 0.27, label="first plan", color="#bbbbbb",
+               hatch="//", edgecolor="white")
+        for k in np.flatnonzero(changed).tolist():
+            ax.text(k - 0.27, before[k], f"{before[k]:g}", ha="center", va="bottom", fontsize=8)
+    ax.bar(x, actual, 0.27, label="latest plan's traffic cost", color="#d95f02")
+    ax.bar(x + 0.27, np.nan_to_num(best), 0.27, label="best (lower bound)", color="#1b9e77")
     for i, (a, b) in enumerate(zip(actual, best, strict=True)):
-        ax.text(i - 0.2, a, f"{a:g}", ha="center", va="bottom", fontsize=8)
-        ax.text(i + 0.2, 0 if np.isnan(b) else b, "n/a" if np.isnan(b) else f"{b:g}",
+        ax.text(i, a, f"{a:g}", ha="center", va="bottom", fontsize=8)
+        ax.text(i + 0.27, 0 if np.isnan(b) else b, "n/a" if np.isnan(b) else f"{b:g}",
                 ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(x, [f"{g}\n(gen {n})" for g, n in zip(latest["group_id"], latest["generation"],
-                                                       strict=True)])
+    labels = [f"{g}\n(gen {f} → {n})" if c else f"{g}\n(gen {n})" for g, f, n, c in zip(
+        latest["group_id"], first["generation"], latest["generation"], changed, strict=True)]
+    ax.set_xticks(x, labels)
     ax.set_ylabel("traffic cost")
     # Costs are never negative; an all-zero chart still gets a readable 0..1 axis.
-    highest = float(np.nanmax(np.concatenate([actual, np.nan_to_num(best)]))) if len(actual) else 0.0
+    highest = float(np.nanmax(np.concatenate([actual, np.nan_to_num(best), before]))) \
+        if len(actual) else 0.0
     ax.set_ylim(0, max(1.0, highest * 1.15))
     ax.set_title("Traffic cost of each group's latest plan vs the best reachable")
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def _latest(plans: pd.DataFrame) -> pd.DataFrame:
-    return plans.sort_values("generation").groupby("group_id", sort=True).tail(1) \
-        .sort_values("group_id")
-
-
-def _empty_chart(path: Path, title: str, note: str) -> Path:
-    fig, ax = plt.subplots(figsize=(7, 2.2), dpi=110)
-    ax.axis("off")
-    ax.set_title(title)
-    ax.text(0.5, 0.5, note, ha="center", va="center", fontsize=10, wrap=True)
+    if len(actual) and not np.nan_to_num(actual).any():  # 0 bars look like a failed chart
+        note(fig, ["Every group's latest plan reads all its partitions within its own racks: "
+                   "traffic cost 0, which is also its lower bound."])
     fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
     return path
-
-
-NOT_MEASURED = ("no plan with measured traffic yet: plans carry bytes once the agent or the "
-                "audit samples traffic (docs/traffic.md)")
-
-
-def chart_cost_per_group(plans: pd.DataFrame, path: Path) -> Path:
-    """$/month of each group's latest plan with measured traffic, next to the best one."""
-    latest = _latest(plans[plans["usd_per_month"].notna()])
-    title = "What each group's cross-rack reads cost per month: actual vs best"
-    if latest.empty:
-        return _empty_chart(path, title, NOT_MEASURED)
-    x = np.arange(len(latest))
-    actual = latest["usd_per_month"].to_numpy(dtype=float)
-    best = latest["usd_per_month_best"].to_numpy(dtype=float)
-    worst = latest["usd_per_month_worst"].to_numpy(dtype=float)
-    fig, ax = plt.subplots(figsize=(max(7.0, 1.6 * len(latest) + 2), 4.2), dpi=110)
-    ax.bar(x - 0.2, actual, 0.4, label="actual $/month", color="#d95f02")
-    ax.bar(x + 0.2, np.nan_to_num(best), 0.4, label="best (same balance)", color="#1b9e77")
-    unknown = latest["rack_unknown_members"].fillna(0).to_numpy() > 0
-    if unknown.any():  # rack-unknown groups: the actual bar is expected, show the worst case
-        ax.errorbar(x[unknown] - 0.2, actual[unknown],
-                    yerr=[np.zeros(unknown.sum()), (worst - actual)[unknown]],
-                    fmt="none", ecolor="black", capsize=4, label="worst case (rack-unknown)")
-    for i, (a, b) in enumerate(zip(actual, best, strict=True)):
-        ax.text(i - 0.2, a, f"${a:,.2f}", ha="center", va="bottom", fontsize=8)
-        ax.text(i + 0.2, 0 if np.isnan(b) else b, "n/a" if np.isnan(b) else f"${b:,.2f}",
-                ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(x, [f"{g}\n(gen {n})" for g, n in zip(latest["group_id"], latest["generation"],
-                                                       strict=True)])
-    ax.set_ylabel("$ per month")
-    highest = float(np.nanmax(np.concatenate([actual, np.nan_to_num(best), worst])))
-    ax.set_ylim(0, max(1.0, (0 if np.isnan(highest) else highest) * 1.2))
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
-def chart_rack_pair_bytes(plans: pd.DataFrame, pairs: pd.DataFrame, path: Path) -> Path:
-    """Cross-rack bytes/s per (source rack, member rack), over each group's latest plan."""
-    title = "Cross-rack bytes/s per rack pair (latest plan of each group)"
-    latest = _latest(plans)[["group_id", "generation"]]
-    chosen = pairs.merge(latest, on=["group_id", "generation"])
-    chosen = chosen[chosen["cross_rack_bytes_per_s"].notna()]
-    if chosen.empty:
-        return _empty_chart(path, title, NOT_MEASURED)
-    racks = sorted(set(chosen["source_rack"]) | set(chosen["member_rack"]))
-    matrix = np.zeros((len(racks), len(racks)))
-    for row in chosen.itertuples():
-        matrix[racks.index(row.source_rack), racks.index(row.member_rack)] += \
-            row.cross_rack_bytes_per_s
-    fig, ax = plt.subplots(figsize=(5.6, 4.8), dpi=110)
-    image = ax.imshow(matrix, cmap=plt.get_cmap("Oranges"), vmin=0, vmax=max(1.0, matrix.max()))
-    for i in range(len(racks)):
-        for j in range(len(racks)):
-            ax.text(j, i, _rate(matrix[i, j]), ha="center", va="center", fontsize=9,
-                    color="white" if matrix[i, j] > 0.6 * matrix.max() > 0 else "black")
-    ax.set_xticks(range(len(racks)), racks)
-    ax.set_yticks(range(len(racks)), racks)
-    ax.set_xlabel("member rack (reads; 'unknown': no client.rack)")
-    ax.set_ylabel("source rack (data read from)")
-    ax.set_title(f"{title}\ntotal {_rate(matrix.sum())}", fontsize=10)
-    fig.colorbar(image, ax=ax, shrink=0.8, label="bytes/s across racks")
-    fig.savefig(path, bbox_inches="tight")
-    plt.close(fig)
-    return path
-
-
-def _rate(value: float) -> str:
-    for unit, size in (("GiB/s", 2**30), ("MiB/s", 2**20), ("KiB/s", 2**10)):
-        if value >= size:
-            return f"{value / size:.1f} {unit}"
-    return f"{value:.0f} B/s"
 
 
 _COLUMNS = [("group_id", "group"), ("generation", "generation"), ("kind", "kind"),
@@ -330,7 +276,7 @@ def _cell(value: object, column: str = "") -> str:
     if column.startswith("usd_"):
         return f"${float(value):,.2f}"  # type: ignore[arg-type]
     if column.endswith("bytes_per_s"):
-        return _rate(float(value))  # type: ignore[arg-type]
+        return rate(float(value))  # type: ignore[arg-type]
     if isinstance(value, float):
         return f"{value:.3g}"
     return html.escape(str(value))

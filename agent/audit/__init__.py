@@ -21,7 +21,8 @@ audit reports cross-rack bytes and their price (docs/traffic.md).
 
 Modules: reading in :mod:`agent.audit.read`, one group in :mod:`agent.audit.measure` (Streams
 in :mod:`agent.audit.streams`), the result in :mod:`agent.audit.model`, the table in
-:mod:`agent.audit.render`; this module runs the three steps and re-exports their public names.
+:mod:`agent.audit.render`, the fleet's totals in :mod:`agent.audit.summary`; this module
+runs the three steps and re-exports their public names.
 
 A group that cannot be measured (another protocol type, empty, rebalancing, undecodable
 member bytes) is reported with a ``status`` and an ``error``, never raised.
@@ -55,6 +56,7 @@ from agent.audit.model import (
 )
 from agent.audit.read import AuditError, RawGroup, RawMember, read_groups
 from agent.audit.render import render_table
+from agent.audit.summary import FleetSummary, SavingUnknown, fail_above, summarize
 from agent.costconfig import CostSettings
 from agent.traffic import TrafficEstimator, TrafficSettings
 from agent.wireclient import WireClient, WireError, WireSettings
@@ -76,13 +78,17 @@ __all__ = [
     "AuditError",
     "AuditOptions",
     "Describe",
+    "FleetSummary",
     "GroupAudit",
     "RawGroup",
     "RawMember",
+    "SavingUnknown",
     "audit_group",
+    "fail_above",
     "read_groups",
     "render_table",
     "run_audit",
+    "summarize",
 ]
 
 log = structlog.get_logger("rackwise.audit")

@@ -3,6 +3,10 @@
 Bytes and money columns show ``-`` when traffic was not measured (``--window 0``). For a
 ``rack-unknown`` group the cross-rack figures are expected values (marked ``~``) and the
 partitions read by rack-unknown members are shown apart (``+N?``); the advice follows.
+
+A ``TOTAL`` row closes the table (agent.audit.summary): sums over the measured groups, money
+and bytes over those measured in bytes, ``n/a`` when none was, and the possible saving in
+$/month in its last column.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agent.audit.model import MEASURED, OK, RACK_UNKNOWN, GroupAudit
+from agent.audit.summary import FleetSummary, summarize
 
 _COLUMNS = ("GROUP", "KIND", "MEMBERS", "PARTITIONS", "CROSS-RACK", "BEST", "SAVING",
             "CROSS-RACK B/S", "BEST B/S", "$/MONTH", "BEST $/MONTH", "STATUS")
@@ -61,18 +66,59 @@ def _row(a: GroupAudit) -> tuple[str, ...]:
     )
 
 
+def _saving_pct(s: FleetSummary) -> str:
+    if s.cross_rack_bytes_actual is not None and s.cross_rack_bytes_best is not None:
+        actual, best = s.cross_rack_bytes_actual, s.cross_rack_bytes_best
+    elif s.measured_groups:
+        actual, best = float(s.cross_rack_partitions_actual), float(s.cross_rack_partitions_best)
+    else:
+        return "-"
+    return "0.0%" if actual <= 0 else f"{100.0 * max(0.0, actual - best) / actual:.1f}%"
+
+
+def _total_row(s: FleetSummary) -> tuple[str, ...]:
+    rough = "~" if s.expected else ""
+    saving = s.saving_usd_per_month
+    status = "saving n/a: no group's bytes measured" if saving is None else \
+        f"saving {rough}{_money(saving)}/month"
+    if s.groups_without_bytes and saving is not None:
+        names = ", ".join(s.groups_without_bytes[:3]) + (", ..." if len(s.groups_without_bytes) > 3
+                                                         else "")
+        status += f"; not counted, bytes not measured: {names}"
+    na = "n/a" if s.measured_groups else "-"
+    return (
+        "TOTAL",
+        f"{s.groups} group{'' if s.groups == 1 else 's'}",
+        str(s.members),
+        str(s.partitions),
+        str(s.cross_rack_partitions_actual) if s.measured_groups else "-",
+        str(s.cross_rack_partitions_best) if s.measured_groups else "-",
+        _saving_pct(s),
+        na if s.cross_rack_bytes_actual is None else rough + human_rate(s.cross_rack_bytes_actual),
+        na if s.cross_rack_bytes_best is None else human_rate(s.cross_rack_bytes_best),
+        na if s.usd_per_month_actual is None else rough + _money(s.usd_per_month_actual),
+        na if s.usd_per_month_best is None else _money(s.usd_per_month_best),
+        status,
+    )
+
+
 def render_table(audits: Sequence[GroupAudit]) -> str:
-    """A fixed-width table, one row per group; the reason follows unmeasured rows."""
+    """A fixed-width table, one row per group, then a rule and the TOTAL row; the reason
+    follows unmeasured rows."""
     rows = [_row(a) for a in audits]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c)
+    total = [_total_row(summarize(audits))] if rows else []
+    widths = [max(len(c), *(len(r[i]) for r in rows + total)) if rows else len(c)
               for i, c in enumerate(_COLUMNS)]
-    lines = []
-    for row in [_COLUMNS, *rows]:
-        cells = [
-            cell.rjust(widths[i]) if i in _RIGHT and row is not _COLUMNS else cell.ljust(widths[i])
-            for i, cell in enumerate(row)
-        ]
-        lines.append("  ".join(cells[:-1] + [row[-1]]).rstrip())
-    if not rows:
+
+    def line(row: tuple[str, ...], header: bool = False) -> str:
+        cells = [cell.rjust(widths[i]) if i in _RIGHT and not header else cell.ljust(widths[i])
+                 for i, cell in enumerate(row)]
+        return "  ".join(cells[:-1] + [row[-1]]).rstrip()
+
+    lines = [line(_COLUMNS, header=True), *(line(r) for r in rows)]
+    if total:
+        lines.append("  ".join("-" * w for w in widths[:-1]))
+        lines.append(line(total[0]))
+    else:
         lines.append("(no matching groups)")
     return "\n".join(lines)

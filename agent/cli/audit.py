@@ -5,18 +5,29 @@ Reads the live groups matching PATTERN (fnmatch, default ``*``: classic, KIP-848
 KIP-1071 streams groups), samples their partitions' traffic over ``--window`` seconds, and
 prints per group its members, partitions, the cross-rack partitions and bytes/s of the
 assignment it runs and of the best plan under the same balance, and what that costs per
-month (agent.audit). Nothing is written to the cluster.
+month (agent.audit), then the fleet's totals (agent.audit.summary). Nothing is written to
+the cluster.
+
+``--json`` prints ``{"groups": [one object per group], "summary": {totals}}``.
+``--fail-above USD`` is for cron or CI: exit 1, with one line saying so, when the fleet's
+possible saving exceeds USD $/month.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
-from collections.abc import Mapping
-from typing import Any
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from protocol.errors import RackwiseError
+
+if TYPE_CHECKING:
+    from agent.audit.model import GroupAudit
+    from agent.audit.summary import FleetSummary
 
 
 def register(subparsers: Any) -> None:
@@ -26,7 +37,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--bootstrap", help="Kafka bootstrap servers (or RACKWISE_BOOTSTRAP)")
     parser.add_argument("--group", default="*", metavar="PATTERN",
                         help="group ids to audit, fnmatch pattern (default: all)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per group, as a list")
+    parser.add_argument("--json", action="store_true",
+                        help='{"groups": [one object per group], "summary": {fleet totals}}')
     parser.add_argument("--plans", action="store_true",
                         help="with --json: add the observed and recommended AssignmentPlans")
     parser.add_argument("--config", help="agent settings file (Kafka client properties, "
@@ -42,6 +54,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--rack-map", action="append", default=[], metavar="CIDR=RACK",
                         help="rack of client hosts without client.rack (repeatable), "
                              "e.g. --rack-map 10.0.1.0/24=az1")
+    parser.add_argument("--fail-above", type=float, metavar="USD",
+                        help="exit 1 when the fleet's possible saving exceeds USD $/month "
+                             "(for cron or CI); needs measured bytes")
     parser.set_defaults(func=run)
 
 
@@ -49,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from confluent_kafka.admin import AdminClient
 
     from agent.audit import render_table, run_audit
+    from agent.audit.summary import summarize
     from agent.costconfig import HostRacks
     from agent.daemon.planning import streams_setup
     from agent.settings import load_settings
@@ -59,6 +75,10 @@ def run(args: argparse.Namespace) -> int:
         raise RackwiseError("--window must be >= 0 seconds")
     if args.price_per_gb is not None and args.price_per_gb < 0:
         raise RackwiseError("--price-per-gb must be >= 0")
+    if args.fail_above is not None and (not math.isfinite(args.fail_above) or args.fail_above < 0):
+        raise RackwiseError("--fail-above must be a number of $/month >= 0")
+    if args.fail_above is not None and args.window == 0:
+        raise RackwiseError("--fail-above needs measured bytes: drop --window 0")
     settings = load_settings(args.config, bootstrap=args.bootstrap)
     traffic = settings.traffic
     if args.window is not None:
@@ -79,15 +99,32 @@ def run(args: argparse.Namespace) -> int:
 
     audits = run_audit(admin, args.group, args.timeout, topology, planner.streams_config,
                        client_config=settings.client_config(), traffic=traffic, cost=cost)
-    if args.json:
-        rows = []
-        for a in audits:
-            row = a.to_json()
-            if args.plans:
-                row["actual_plan"] = json.loads(a.actual.to_json()) if a.actual else None
-                row["best_plan"] = json.loads(a.best.to_json()) if a.best else None
-            rows.append(row)
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
-    else:
-        print(render_table(audits))
-    return 0
+    print(render_json(audits, args.plans) if args.json else render_table(audits))
+    return exit_code(summarize(audits), args.fail_above)
+
+
+def render_json(audits: Sequence[GroupAudit], plans: bool = False) -> str:
+    """``--json``: the groups' rows (with both plans when ``plans``) and the fleet summary."""
+    from agent.audit.summary import summarize
+
+    rows = []
+    for a in audits:
+        row = a.to_json()
+        if plans:
+            row["actual_plan"] = json.loads(a.actual.to_json()) if a.actual else None
+            row["best_plan"] = json.loads(a.best.to_json()) if a.best else None
+        rows.append(row)
+    doc = {"groups": rows, "summary": summarize(audits).to_json()}
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def exit_code(summary: FleetSummary, limit_usd: float | None) -> int:
+    """0, or 1 with one line on stderr when the saving exceeds ``--fail-above``; an unknown
+    saving under ``--fail-above`` is an error (agent.audit.summary.SavingUnknown, exit 2)."""
+    from agent.audit.summary import fail_above
+
+    if limit_usd is None:
+        return 0
+    exceeded, message = fail_above(summary, limit_usd)
+    print(message, file=sys.stderr)
+    return 1 if exceeded else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -164,3 +165,137 @@ def test_tables_of_an_older_job_still_render(metrics_dir: Path, tmp_path: Path) 
     page = render(metrics_dir, tmp_path / "report")  # no bytes columns at all
     assert (tmp_path / "report" / "cost_per_group.png").exists()
     assert "$" not in page.read_text().split("<tbody>")[1].split("</tbody>")[0]
+
+
+# --- every chart draws figures or says in the picture why not (issue 21, item 4) ----------
+
+def _money(bytes_per_s: float, cross: float, best: float, worst: float | None = None,
+           rack_unknown: int = 0) -> dict:  # type: ignore[type-arg]
+    """The metrics job's bytes and $ columns of one plan, priced as it prices them."""
+    from protocol.pricing import Price
+
+    price = Price()
+    worst = cross if worst is None else worst
+    return {"bytes_per_s": bytes_per_s, "cross_rack_bytes_per_s": cross,
+            "cross_rack_bytes_per_s_worst": worst, "lower_bound_bytes_per_s": best,
+            "usd_per_month": price.per_month(cross), "usd_per_month_best": price.per_month(best),
+            "usd_per_month_worst": price.per_month(worst), "rack_unknown_members": rack_unknown}
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+    """The text in each chart's figure (titles, labels, notes), by the file it was saved to."""
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+
+    seen: dict[str, str] = {}
+    save = Figure.savefig
+
+    def spy(fig: Figure, path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen[Path(path).name] = "\n".join(t.get_text() for t in fig.findobj(Text))
+        return save(fig, path, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", spy)
+    yield seen
+    plt.close("all")
+
+
+def test_demo_like_plans_without_bytes_show_partitions_and_say_why(
+        tmp_path: Path, drawn: dict[str, str]) -> None:
+    """After `make demo`: plans measured 0 B/s (topics idle), then plans with no bytes at all.
+    No $0.00 bars: cross-rack partitions first -> latest, and the reason, in the picture."""
+    from metrics.costcharts import IDLE
+
+    root = tmp_path / "crt"
+    groups = ["demo-a", "demo-b", "demo-c", "demo-d"]
+    rows, pairs = [], []
+    for i, g in enumerate(groups):
+        rows += [_plan(g, 1, 3 * i, 4, 4.0, 1.0),
+                 {**_plan(g, 2, 3 * i + 1, 3, 3.0, 1.0), **_money(0.0, 0.0, 0.0)},
+                 _plan(g, 3, 3 * i + 2, 0, 0.0, 0.0)]
+        pairs += [_pair(g, gen, 3 * i + gen - 1, "az1", "az2" if gen == 1 else "az1", 6)
+                  for gen in (1, 2, 3)]
+    _write(root, "plan_metrics", 0, rows)
+    _write(root, "rack_pairs", 0, pairs)
+    render(root, tmp_path / "report")
+    cost = drawn["cost_per_group.png"]
+    assert "$0.00" not in cost and "$ per month" not in cost
+    assert "cross-rack partitions" in cost and IDLE in cost
+    for g in groups:
+        assert f"{g}: latest gen 3: no measured bytes; earlier plans measured 0 B/s" in cost
+        assert f"{g}\n(gen 1 → 3)" in cost
+    assert cost.count("4 of 6") == 4 and cost.count("0 of 6") == 4
+    assert IDLE in drawn["rack_pair_bytes.png"]
+    # the latest plans read nothing across racks: said, not left as bars of height 0
+    assert "traffic cost 0, which is also its lower bound" in drawn["actual_vs_best.png"]
+
+
+def test_cost_chart_draws_each_groups_latest_plan_with_traffic(
+        tmp_path: Path, drawn: dict[str, str]) -> None:
+    from metrics.costcharts import group_costs
+
+    root = tmp_path / "crt"
+    alpha_before, alpha = _money(4e6, 3e6, 5e5), _money(4e6, 4e5, 1e5)
+    beta = _money(2e6, 1e6, 0.0, worst=2e6, rack_unknown=1)
+    rows = [{**_plan("alpha", 1, 0, 4, 4.0, 1.0), **alpha_before},
+            {**_plan("alpha", 3, 1, 1, 1.0, 1.0), **alpha},
+            {**_plan("beta", 2, 2, 2, 2.0, 1.0), **beta},
+            _plan("beta", 4, 3, 2, 2.0, 1.0),  # re-planned, bytes not (yet) measured
+            _plan("gamma", 1, 4, 2, 2.0, 1.0),  # never measured
+            {**_plan("tiny", 1, 5, 1, 1.0, 0.0), **_money(50.0, 20.0, 0.0)}]
+    pairs = [{**_pair("alpha", 3, 1, "az1", "az2", 1), "bytes_per_s": 4e5,
+              "cross_rack_bytes_per_s": 4e5},
+             {**_pair("beta", 2, 2, "az2", "az3", 2), "bytes_per_s": 1e6,
+              "cross_rack_bytes_per_s": 1e6},
+             {**_pair("beta", 4, 3, "az2", "az3", 2)}]
+    _write(root, "plan_metrics", 0, rows)
+    _write(root, "rack_pairs", 0, pairs)
+    data = load(root)
+    costs = {c.group: c for c in group_costs(data.plans)}
+    assert costs["alpha"].why is None and costs["beta"].why == "latest gen 4: no measured bytes"
+    assert costs["gamma"].priced is None and costs["gamma"].measured == 0
+    render(root, tmp_path / "report")
+    cost = drawn["cost_per_group.png"]
+    assert "$ per month" in cost
+    for figure in (alpha_before["usd_per_month"], alpha["usd_per_month"],
+                   alpha["usd_per_month_best"], beta["usd_per_month"]):
+        assert f"${figure:,.2f}" in cost
+    assert "alpha\n(gen 1 → 3)" in cost and "beta\n(gen 2)" in cost
+    assert "latest gen 4: no measured bytes" in cost
+    assert "not drawn: gamma: none of its plans (gen 1) has measured bytes" in cost
+    assert "<$0.01" in cost  # 20 B/s across racks is not nothing
+    pair_bytes = drawn["rack_pair_bytes.png"]
+    assert "beta gen 2 (latest 4)" in pair_bytes and "alpha" not in pair_bytes.split("older")[-1]
+    assert f"total {_rate_of(4e5 + 1e6)}" in pair_bytes
+
+
+def _rate_of(value: float) -> str:
+    from metrics.costcharts import rate
+
+    return rate(value)
+
+
+def test_nothing_measured_at_all_says_so(metrics_dir: Path, tmp_path: Path,
+                                         drawn: dict[str, str]) -> None:
+    from metrics.costcharts import NOT_MEASURED
+
+    render(metrics_dir, tmp_path / "report")  # an older job's tables: no bytes columns
+    assert NOT_MEASURED in drawn["cost_per_group.png"]
+    assert "cross-rack partitions" in drawn["cost_per_group.png"]
+    assert NOT_MEASURED in drawn["rack_pair_bytes.png"]
+    assert "lower bound" in drawn["actual_vs_best.png"]
+    assert "traffic cost 0" not in drawn["actual_vs_best.png"]  # it has bars to show
+
+
+def test_a_heat_map_panel_without_rack_pairs_says_so(tmp_path: Path,
+                                                     drawn: dict[str, str]) -> None:
+    root = tmp_path / "crt"
+    # gen 1 is the worst plan but the job wrote no rack pairs for it
+    _write(root, "plan_metrics", 0, [_plan("g", 1, 0, 4, 4.0, 1.0), _plan("g", 2, 1, 1, 1.0, 1.0)])
+    _write(root, "rack_pairs", 0, [_pair("g", 2, 1, "az1", "az2", 1),
+                                   _pair("g", 2, 1, "az1", "az1", 5)])
+    render(root, tmp_path / "report")
+    pairs = drawn["rack_pairs.png"]
+    assert pairs.count("no rack pairs recorded for these plans") == 1
+    assert "cross-rack: 1 of 6" in pairs
