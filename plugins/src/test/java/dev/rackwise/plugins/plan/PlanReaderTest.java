@@ -37,6 +37,16 @@ class PlanReaderTest {
     }
 
     @Test
+    void aReasonItDoesNotKnowIsNoReasonToRefuseAPlan() {
+        // A newer writer's reason (or a plug-in's "assigned") must never stop a follower.
+        for (String reason : List.of("assigned", "some-reason-of-2030")) {
+            Plan plan = PlanReader.read(PLAN.replace("\"member-joined\"", "\"" + reason + "\""));
+            assertEquals(7, plan.generation());
+            assertEquals(1, plan.assignedCount());
+        }
+    }
+
+    @Test
     void followupIsRead() {
         Plan plan = PlanReader.read("{\"group_id\":\"g\",\"generation\":1,\"members\":[],\"followup_ms\":3000}");
         assertEquals(3000L, plan.followupMs());
