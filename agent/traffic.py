@@ -204,6 +204,11 @@ class TrafficEstimator:
         """Bytes/s per partition between the last two samples ({} before the second)."""
         return dict(self._cached()[0])
 
+    def measured(self) -> tuple[dict[TopicPartition, float], ClusterSnapshot | None]:
+        """(bytes/s per partition, the latest sample's cluster snapshot), of the same sample."""
+        _, rates, _, snap = self._state()
+        return dict(rates), snap
+
     def weights(self) -> dict[TopicPartition, float]:
         """The rates as solver weights: mean 1, idle partitions at ``min_weight``."""
         return dict(self._cached()[1])

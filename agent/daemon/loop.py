@@ -19,6 +19,7 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Iterable
 from typing import Any
 
 import structlog
@@ -26,6 +27,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
+from agent.daemon.advice import AdvicePublisher
 from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
 from agent.daemon.events import Failed, LoopEvent, Opened, Probed, Published, RackChange, TrafficSampled
 from agent.daemon.loading import (
@@ -85,6 +87,11 @@ class Agent:
         self.replans = TrafficReplans(s, self.prober,
                                       lambda outcome: self.metrics.traffic_probes.labels(outcome).inc())
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
+        self.advice = (
+            AdvicePublisher(s, Producer(s.client_config(**{"enable.idempotence": True,
+                                                           "linger.ms": 50})))
+            if s.advice.enabled else None
+        )
         self.consumer = Consumer(
             s.client_config(
                 **{
@@ -173,6 +180,8 @@ class Agent:
             self.requests.close()
         self.dlq.flush(10)
         meta.join(5)
+        if self.advice is not None:
+            self.advice.flush(5)
         if self.observer is not None:
             self.observer.join(10)
         if ops:
@@ -478,8 +487,25 @@ class Agent:
             lambda: self._watched,
             self._events.put,
             self.metrics.metadata_errors.inc,
-            self.prober.sample,
+            self._sample_and_advise,
         )
+
+    def _sample_and_advise(self, topics: Iterable[str]) -> None:
+        """The metadata round's traffic sample (the planned topics, plus those advised), then
+        the advice it gives (agent.daemon.advice)."""
+        names = set(topics)
+        advice = self.advice
+        if advice is not None:
+            try:
+                names |= advice.topics_to_measure(self.admin.list_topics(timeout=15).topics)
+            except KafkaException as exc:
+                log.warning("advice: cannot list topics", error=str(exc))
+        if names:
+            self.prober.sample(names)
+        if advice is not None:
+            rates, snap = self.traffic.measured()
+            advice.publish_topics(snap.view if snap is not None else None, rates)
+            advice.publish_groups(self.settings.planner.rules)
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         loop_age = time.monotonic() - self._last_loop
