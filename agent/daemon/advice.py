@@ -108,12 +108,14 @@ class AdvicePublisher:
 
     def __init__(self, settings: AgentSettings, producer: AdviceProducer,
                  wall: Callable[[], float] = time.time,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
-        self.settings, self.producer = settings, producer
+                 monotonic: Callable[[], float] = time.monotonic,
+                 count: Callable[[str], None] = lambda _outcome: None) -> None:
+        self.settings, self.producer, self._count = settings, producer, count
         self.topic = settings.topics.advice
         self._wall, self._mono = wall, monotonic
         # key -> (content as last written, when); content None: a tombstone was written
         self._last: dict[str, tuple[TopicAdvice | GroupAdvice | None, float]] = {}
+        # records handed to the producer, skipped as unchanged, failed, too large
         self.counts: dict[str, int] = dict.fromkeys(
             ("published", "unchanged", "failed", "oversized"), 0)
 
@@ -166,14 +168,14 @@ class AdvicePublisher:
         since = self._mono() - last[1] if last is not None else float("inf")
         s = self.settings.advice
         if not ((meaningful and since >= s.interval_s) or since >= s.refresh_s):
-            self.counts["unchanged"] += 1
+            self._note("unchanged")
             return 0
         return self._produce(key, advice)
 
     def _produce(self, key: str, advice: TopicAdvice | GroupAdvice | None) -> int:
         value = advice.to_json().encode() if advice is not None else None
         if value is not None and len(value) > self.settings.advice.max_record_bytes:
-            self.counts["oversized"] += 1
+            self._note("oversized")
             log.warning("advice record too large; not published", key=key, bytes=len(value),
                         limit=self.settings.advice.max_record_bytes)
             return 0
@@ -181,25 +183,61 @@ class AdvicePublisher:
             self.producer.produce(self.topic, value=value, key=key.encode(),
                                   on_delivery=self._delivered(key))
         except Exception as exc:  # noqa: BLE001 - BufferError, KafkaException: never fatal
-            self.counts["failed"] += 1
+            self._note("failed")
             log.warning("advice not published", key=key, error=str(exc))
             return 0
         if advice is None:
             self._last.pop(key, None)
         else:
             self._last[key] = (advice, self._mono())
-        self.counts["published"] += 1
+        self._note("published")
         return 1
+
+    def _note(self, outcome: str) -> None:
+        self.counts[outcome] += 1
+        self._count(outcome)
 
     def _delivered(self, key: str) -> Callable[[Any, Any], None]:
         def done(err: Any, _msg: Any) -> None:
             if err is not None:
                 # Forget what was written, so the next round writes the key again.
-                self.counts["failed"] += 1
+                self._note("failed")
                 self._last.pop(key, None)
                 log.warning("advice delivery failed", key=key, error=str(err))
         return done
 
 
+def sample_and_advise(topics: Iterable[str], advice: AdvicePublisher | None,
+                      list_topics: Callable[[], Iterable[str]],
+                      sample: Callable[[set[str]], object],
+                      measured: Callable[[], tuple[Mapping[TopicPartition, float],
+                                                   ClusterSnapshotLike | None]],
+                      rules: Sequence[AssignorRule]) -> None:
+    """One metadata round's traffic sample and the advice it gives (the agent's metadata thread).
+
+    ``topics`` are the planned ones; the advised ones are added from ``list_topics`` (a
+    failure there only narrows this round's sample to the planned topics).
+    """
+    names = set(topics)
+    if advice is not None:
+        try:
+            names |= advice.topics_to_measure(list_topics())
+        except Exception as exc:  # noqa: BLE001 - KafkaException and kin: advise less, go on
+            log.warning("advice: cannot list topics", error=str(exc))
+    if names:
+        sample(names)
+    if advice is not None:
+        rates, snap = measured()
+        advice.publish_topics(snap.view if snap is not None else None, rates)
+        advice.publish_groups(rules)
+
+
+class ClusterSnapshotLike(Protocol):
+    """What :func:`sample_and_advise` reads of agent.clusterinfo.ClusterSnapshot."""
+
+    @property
+    def view(self) -> ClusterView: ...
+
+
 __all__ = ["AdvicePublisher", "advised_topics", "changed", "group_advice", "group_key",
-           "topic_advice"]
+           "sample_and_advise", "topic_advice"]

@@ -27,7 +27,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
-from agent.daemon.advice import AdvicePublisher
+from agent.daemon.advice import AdvicePublisher, sample_and_advise
 from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
 from agent.daemon.events import Failed, LoopEvent, Opened, Probed, Published, RackChange, TrafficSampled
 from agent.daemon.loading import (
@@ -89,7 +89,8 @@ class Agent:
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
         self.advice = (
             AdvicePublisher(s, Producer(s.client_config(**{"enable.idempotence": True,
-                                                           "linger.ms": 50})))
+                                                           "linger.ms": 50})),
+                            count=lambda outcome: self.metrics.advice_records.labels(outcome).inc())
             if s.advice.enabled else None
         )
         self.consumer = Consumer(
@@ -493,19 +494,8 @@ class Agent:
     def _sample_and_advise(self, topics: Iterable[str]) -> None:
         """The metadata round's traffic sample (the planned topics, plus those advised), then
         the advice it gives (agent.daemon.advice)."""
-        names = set(topics)
-        advice = self.advice
-        if advice is not None:
-            try:
-                names |= advice.topics_to_measure(self.admin.list_topics(timeout=15).topics)
-            except KafkaException as exc:
-                log.warning("advice: cannot list topics", error=str(exc))
-        if names:
-            self.prober.sample(names)
-        if advice is not None:
-            rates, snap = self.traffic.measured()
-            advice.publish_topics(snap.view if snap is not None else None, rates)
-            advice.publish_groups(self.settings.planner.rules)
+        sample_and_advise(topics, self.advice, lambda: self.admin.list_topics(timeout=15).topics,
+                          self.prober.sample, self.traffic.measured, self.settings.planner.rules)
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         loop_age = time.monotonic() - self._last_loop

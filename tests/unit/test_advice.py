@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from agent.daemon.advice import AdvicePublisher, advised_topics, changed, group_advice, topic_advice
+from agent.daemon.advice import (
+    AdvicePublisher,
+    advised_topics,
+    changed,
+    group_advice,
+    sample_and_advise,
+    topic_advice,
+)
 from agent.settings import AgentSettings, AssignorRule
 from assignor.cluster import ClusterView, TopicPartition
 from protocol.advice import AdviceError, GroupAdvice, TopicAdvice, decode
@@ -66,11 +73,13 @@ class Clock:
         return self.t
 
 
-def _publisher(**advice: Any) -> tuple[AdvicePublisher, FakeProducer, Clock]:
+def _publisher(count: Callable[[str], None] = lambda _: None,
+               **advice: Any) -> tuple[AdvicePublisher, FakeProducer, Clock]:
     settings = AgentSettings(advice=advice) if advice else AgentSettings()
     producer, clock = FakeProducer(), Clock()
     wall = lambda: T0.timestamp() + clock.t  # noqa: E731 - wall time moves with the clock
-    return AdvicePublisher(settings, producer, wall=wall, monotonic=clock), producer, clock
+    return (AdvicePublisher(settings, producer, wall=wall, monotonic=clock, count=count),
+            producer, clock)
 
 
 def test_topic_record_is_the_contract() -> None:
@@ -206,3 +215,32 @@ def test_an_oversized_record_is_not_published() -> None:
     pub, producer, _ = _publisher(max_record_bytes=100_000)
     assert pub.publish_topics(big, {}) == 0
     assert pub.counts["oversized"] == 1 and producer.records == []
+
+
+class _Snap:
+    view = VIEW
+
+
+def test_a_round_samples_planned_and_advised_topics_then_publishes() -> None:
+    outcomes: list[str] = []
+    pub, producer, _ = _publisher(outcomes.append, topics=["ord*"])
+    rules = [AssignorRule(pattern="g*", assignor="rack-optimal")]
+    sampled: list[set[str]] = []
+    sample_and_advise(["audit"], pub, lambda: ["orders", "other", "__consumer_offsets"],
+                      sampled.append, lambda: (RATES, _Snap()), rules)
+    assert sampled == [{"audit", "orders"}]
+    assert [k for _, k, _ in producer.records] == [b"topic/audit", b"topic/orders", b"group/g*"]
+    assert outcomes == ["published"] * 3
+
+
+def test_a_round_survives_a_failed_topic_listing_and_no_sample_yet() -> None:
+    pub, producer, _ = _publisher()
+    sampled: list[set[str]] = []
+
+    def broken() -> list[str]:
+        raise RuntimeError("KafkaError{code=_TRANSPORT}")
+
+    sample_and_advise([], pub, broken, sampled.append, lambda: ({}, None), [])
+    assert sampled == [] and producer.records == []  # nothing to sample, nothing measured yet
+    sample_and_advise(["audit"], None, broken, sampled.append, lambda: ({}, None), [])
+    assert sampled == [{"audit"}]  # advice off: the planned topics as before
