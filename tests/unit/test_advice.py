@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -244,3 +245,20 @@ def test_a_round_survives_a_failed_topic_listing_and_no_sample_yet() -> None:
     assert sampled == [] and producer.records == []  # nothing to sample, nothing measured yet
     sample_and_advise(["audit"], None, broken, sampled.append, lambda: ({}, None), [])
     assert sampled == [{"audit"}]  # advice off: the planned topics as before
+
+
+GOLDEN = Path(__file__).resolve().parents[2] / "plugins" / "src" / "test" / "resources" / "advice"
+
+
+def test_golden_records_the_java_reader_decodes() -> None:
+    """plugins' AdviceGoldenTest decodes these files; here the agent must still write them."""
+    view = ClusterView(brokers={1: "az1", 2: "az2", 3: None},
+                       topics={"orders": ((1, 2), (2, 1), (3, 1))},
+                       leaders={TopicPartition("orders", 0): 1, TopicPartition("orders", 1): 2})
+    rates = {TopicPartition("orders", 0): 5000.0, TopicPartition("orders", 1): 1234.567}
+    topic = topic_advice("orders", view, rates, T0).to_json()
+    assert topic == (GOLDEN / "topic-orders.json").read_text(encoding="utf-8").strip()
+    rule = AssignorRule(pattern="orders-[!x]*", assignor="rack-optimal",
+                        config={"traffic_cost": 10, "non_overlap_cost": 1.5, "note": 'é"'})
+    group = group_advice([rule], T0)[0].to_json()
+    assert group == (GOLDEN / "group-orders.json").read_text(encoding="utf-8").strip()
