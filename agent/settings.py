@@ -45,6 +45,9 @@ class TopicSettings(BaseModel):
     control: str = "rackwise.control"
     deadletter: str = "rackwise.deadletter"
     requests: str = "rackwise.requests"
+    advice: str = Field(
+        default="rackwise.advice", description="compacted; what the agent advises Kafka's plug-ins"
+    )
     partitions: int = Field(default=6, ge=1, description="for subscriptions, plans and requests alike")
     replication_factor: int = Field(default=-1, description="-1: the broker default")
     create: bool = True
@@ -82,6 +85,11 @@ class AssignorRule(BaseModel):
 
     pattern: str
     assignor: str
+    config: dict[str, float | int | bool | str] = Field(
+        default_factory=dict,
+        description="the assignor's settings for Kafka's plug-ins, e.g. traffic_cost, "
+        "non_overlap_cost: published as advice (rackwise.advice, key group/<pattern>)",
+    )
 
 
 class PlannerSettings(BaseModel):
@@ -123,6 +131,34 @@ class ObserveSettings(BaseModel):
     request_timeout_s: float = Field(default=15.0, gt=0)
 
 
+class AdviceSettings(BaseModel):
+    """What the agent advises Kafka's plug-ins on ``topics.advice`` (docs/architecture.md § Advice)."""
+
+    enabled: bool = True
+    topics: list[str] = Field(
+        default_factory=lambda: ["*"],
+        description="fnmatch patterns of topics to measure and advise, beside those of the groups "
+        "the agent plans; internal topics (__*) and the agent's own never",
+    )
+    interval_s: float = Field(
+        default=30.0, ge=0, description="at most one record per key this often"
+    )
+    refresh_s: float = Field(
+        default=300.0, gt=0,
+        description="re-publish unchanged advice this often, so a live agent's advice never "
+        "looks stale (plug-ins' rackwise.advice.max.age.ms defaults to 900000)",
+    )
+    min_change_pct: float = Field(
+        default=10.0, ge=0,
+        description="a partition's bytes/s moving by more than this % of the larger of its old "
+        "rate and its topic's mean is a change worth publishing at once",
+    )
+    max_record_bytes: int = Field(
+        default=1_000_000, ge=1024,
+        description="a record larger than this is not published (plug-ins ignore it too)",
+    )
+
+
 class OpsSettings(BaseModel):
     """/healthz and /metrics."""
 
@@ -158,6 +194,7 @@ class AgentSettings(BaseSettings):
     observe: ObserveSettings = Field(default_factory=ObserveSettings)
     requests: RequestSettings = Field(default_factory=RequestSettings)
     traffic: TrafficSettings = Field(default_factory=TrafficSettings)
+    advice: AdviceSettings = Field(default_factory=AdviceSettings)
     cost: CostSettings = Field(default_factory=CostSettings)
     log: LogSettings = Field(default_factory=LogSettings)
 

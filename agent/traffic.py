@@ -209,6 +209,11 @@ class TrafficEstimator:
         snap = self._state()[3]
         return None if snap is None else snap.view.follower_fetching
 
+    def measured(self) -> tuple[dict[TopicPartition, float], ClusterSnapshot | None]:
+        """(bytes/s per partition, the latest sample's cluster snapshot), of the same sample."""
+        _, rates, _, snap = self._state()
+        return dict(rates), snap
+
     def weights(self) -> dict[TopicPartition, float]:
         """The rates as solver weights: mean 1, idle partitions at ``min_weight``."""
         return dict(self._cached()[1])

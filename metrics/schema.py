@@ -3,7 +3,8 @@
 The plan model is the contract (docs/architecture.md § The plan); this module walks its JSON Schema
 (``model_json_schema()``) so the Spark job never carries a hand-copied duplicate that could
 drift. The same walk yields the validity checks (required fields, enums, consts, minimums)
-that decide whether a record is a plan or goes to the ``rejected`` table.
+that decide whether a record is a plan or goes to the ``rejected`` table. ``reason`` is an
+open string (any non-empty one): a reason this job does not know is carried through as-is.
 
 Mapping (JSON Schema -> Spark)::
 
@@ -113,7 +114,7 @@ class Check:
     """One rule from the schema: a path like ``members[].partitions[].cross_rack`` and what it needs."""
 
     path: str
-    rule: str  # "required", "enum", "const", "minimum", "type"
+    rule: str  # "required", "enum", "const", "minimum", "min_length"
     detail: Any = None
 
     @property
@@ -126,6 +127,8 @@ class Check:
             return f"{self.path}: must be {self.detail!r}"
         if self.rule == "minimum":
             return f"{self.path}: below {self.detail}"
+        if self.rule == "min_length":
+            return f"{self.path}: shorter than {self.detail}"
         return f"{self.path}: {self.rule}"
 
 
@@ -144,6 +147,8 @@ def schema_checks(node: JsonSchema | None = None, path: str = "",
         checks.append(Check(path, "const", node["const"]))
     if "minimum" in node:
         checks.append(Check(path, "minimum", node["minimum"]))
+    if "minLength" in node:
+        checks.append(Check(path, "min_length", node["minLength"]))
     kind = node.get("type")
     if kind == "object" and node.get("properties"):
         required = set(node.get("required", ()))
@@ -167,6 +172,8 @@ def _leaf_failing(value: Column, check: Check) -> Column:
         return value.isNotNull() & (value != F.lit(check.detail))
     if check.rule == "minimum":
         return value.isNotNull() & (value < F.lit(check.detail))
+    if check.rule == "min_length":
+        return value.isNotNull() & (F.length(value) < F.lit(check.detail))
     raise SchemaDerivationError(f"unknown rule {check.rule}")
 
 

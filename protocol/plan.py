@@ -43,6 +43,12 @@ PlanReason = Literal[
     "recommended",
 ]
 PLAN_REASONS: tuple[str, ...] = PlanReason.__args__  # type: ignore[attr-defined]
+# The reason of plans Kafka's plug-ins compute in-process and publish (docs/architecture.md
+# § The plan). The agent never makes it, so it is not a PlanReason the planner can pick.
+PLUGIN_REASON = "assigned"
+# Every reason this version knows. A plan may carry another one (a newer writer's): readers
+# carry it through unchanged, because refusing it would make members stop following plans.
+KNOWN_REASONS: tuple[str, ...] = (*PLAN_REASONS, PLUGIN_REASON)
 # Plans of observe mode: what a live group runs and what rackwise would run instead. They
 # describe a group rackwise does not plan, so members never follow them.
 OBSERVE_REASONS: tuple[str, ...] = ("observed", "recommended")
@@ -160,7 +166,12 @@ class AssignmentPlan(_Strict):
     group_id: str
     kind: PlanKind = "consumer"
     generation: int = Field(ge=0)
-    reason: PlanReason
+    reason: str = Field(
+        min_length=1,
+        description="why the plan was made: one of KNOWN_REASONS, or a newer writer's reason, "
+        "which readers carry through as-is",
+        examples=list(KNOWN_REASONS),
+    )
     assignor: str
     config: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=lambda: datetime.now(UTC))

@@ -27,6 +27,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
+from agent.daemon.advice import AdvicePublisher, sample_and_advise
 from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
 from agent.daemon.events import Failed, LoopEvent, Opened, Probed, Published, RackChange, TrafficSampled
 from agent.daemon.loading import (
@@ -86,6 +87,12 @@ class Agent:
         self.replans = TrafficReplans(s, self.prober,
                                       lambda outcome: self.metrics.traffic_probes.labels(outcome).inc())
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
+        self.advice = (
+            AdvicePublisher(s, Producer(s.client_config(**{"enable.idempotence": True,
+                                                           "linger.ms": 50})),
+                            count=lambda outcome: self.metrics.advice_records.labels(outcome).inc())
+            if s.advice.enabled else None
+        )
         self.consumer = Consumer(
             s.client_config(
                 **{
@@ -174,6 +181,8 @@ class Agent:
             self.requests.close()
         self.dlq.flush(10)
         meta.join(5)
+        if self.advice is not None:
+            self.advice.flush(5)
         if self.observer is not None:
             self.observer.join(10)
         if ops:
@@ -479,8 +488,14 @@ class Agent:
             lambda: self._watched,
             self._events.put,
             self.metrics.metadata_errors.inc,
-            self.prober.sample,
+            self._sample_and_advise,
         )
+
+    def _sample_and_advise(self, topics: Iterable[str]) -> None:
+        """The metadata round's traffic sample (the planned topics, plus those advised), then
+        the advice it gives (agent.daemon.advice)."""
+        sample_and_advise(topics, self.advice, lambda: self.admin.list_topics(timeout=15).topics,
+                          self.prober.sample, self.traffic.measured, self.settings.planner.rules)
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         loop_age = time.monotonic() - self._last_loop

@@ -55,6 +55,11 @@ class Metrics:
             "traffic probes of settled groups, by outcome (replan, material, not-material, "
             "stale, unmeasured, failed)", ["outcome"], registry=r,
         )
+        self.advice_records = Counter(
+            "rackwise_advice_records_total",
+            "advice records for Kafka's plug-ins, by outcome (published, unchanged, failed, "
+            "oversized)", ["outcome"], registry=r,
+        )
         self.dead_letters = Counter(
             "rackwise_dead_letters_total",
             "records sent to the dead-letter topic",

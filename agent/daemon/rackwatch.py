@@ -183,8 +183,8 @@ def watch_racks(
         try:
             for change in watch.refresh(topics):
                 emit(change)
-            if sample_traffic is not None and topics:
-                sample_traffic(topics)
+            if sample_traffic is not None:
+                sample_traffic(topics)  # with no topic too: the agent may advise others
         except Exception as exc:  # never let one bad round end rack watching
             watch.errors += 1
             log.warning("metadata round failed", error=str(exc))

@@ -2,6 +2,7 @@
 
 ``subscriptions`` is compacted (latest subscription per member key; tombstones delete);
 ``plans`` gets the same partition count so group -> partition is the same number in both;
+``advice`` is compacted with one partition (the latest record per key);
 ``control`` and ``deadletter`` are ordinary topics. Existing topics are left alone, but a
 subscriptions/plans partition-count mismatch is reported (it only costs a wider recovery read).
 """
@@ -39,6 +40,15 @@ def topic_specs(topics: TopicSettings) -> list[NewTopic]:
             num_partitions=topics.partitions,
             replication_factor=rf,
             config={"retention.ms": "3600000"},
+        ),
+        # Advice: the latest record per key is all a plug-in needs, and it reads every
+        # partition, so one partition holds it (a few records per topic and per rule).
+        NewTopic(
+            topics.advice,
+            num_partitions=1,
+            replication_factor=rf,
+            config={"cleanup.policy": "compact", "min.compaction.lag.ms": "0",
+                    "segment.ms": "3600000"},
         ),
         NewTopic(topics.control, num_partitions=1, replication_factor=rf),
         NewTopic(topics.deadletter, num_partitions=1, replication_factor=rf),

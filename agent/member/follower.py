@@ -223,20 +223,7 @@ class PlanFollower:
 
     # ---- plans --------------------------------------------------------------------------------
     def _newest(self, messages: list[Any], best: AssignmentPlan | None) -> AssignmentPlan | None:
-        key = self.group_id.encode()
-        for msg in messages:
-            if msg.error() or msg.key() != key:
-                continue
-            try:
-                plan = AssignmentPlan.from_json(msg.value() or b"")
-            except RackwiseError:
-                continue
-            if plan.reason in OBSERVE_REASONS:
-                continue  # observe mode measures a group; it never assigns
-            floor = best.generation if best is not None else self.generation
-            if plan.generation > floor:
-                best = plan
-        return best
+        return newest_plan(messages, self.group_id, self.generation, best)
 
     def _apply(self, plan: AssignmentPlan) -> bool:
         if plan.generation <= self.generation:
@@ -285,3 +272,27 @@ class PlanFollower:
                 log.warning("commit before revoke failed", error=str(exc), attempt=attempt)
                 time.sleep(0.2 * (attempt + 1))
         self.consumer.incremental_unassign(tps)
+
+
+def newest_plan(
+    messages: list[Any], group_id: str, generation: int, best: AssignmentPlan | None = None
+) -> AssignmentPlan | None:
+    """The newest plan for ``group_id`` among ``messages`` above ``generation`` (and ``best``).
+
+    A plan whose reason this version does not know (a newer agent's, or a plug-in's) is
+    followed like any other: only observe mode's reasons are skipped.
+    """
+    key = group_id.encode()
+    for msg in messages:
+        if msg.error() or msg.key() != key:
+            continue
+        try:
+            plan = AssignmentPlan.from_json(msg.value() or b"")
+        except RackwiseError:
+            continue
+        if plan.reason in OBSERVE_REASONS:
+            continue  # observe mode measures a group; it never assigns
+        floor = best.generation if best is not None else generation
+        if plan.generation > floor:
+            best = plan
+    return best

@@ -45,8 +45,10 @@ def agent_config(bootstrap: str, prefix: str, **overrides: Any) -> dict[str, Any
             "plans": f"{prefix}.plans",
             "control": f"{prefix}.control",
             "deadletter": f"{prefix}.deadletter",
+            "advice": f"{prefix}.advice",
             "partitions": 3,
         },
+        "advice": {"topics": []},  # only the topics the agents plan (the cluster is shared)
         # Members are expired after 20 s; the agents' own Kafka consumer session (through
         # the kafka pass-through) must be well below it, or a crashed agent keeps its
         # subscriptions partitions for librdkafka's default 45 s.

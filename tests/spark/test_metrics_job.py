@@ -220,14 +220,15 @@ def test_malformed_records_are_counted_and_set_aside(spark: Any, bootstrap: str,
         ("gm", "[1, 2, 3]"),
         ("gm", None),                                   # a tombstone
         ("gm", json.dumps(bad_partition)),
-        ("gm", variant(reason="because")),
+        ("gm", variant(reason="")),                     # a reason must be non-empty
         ("gm", json.dumps(no_summary)),
         ("gm", variant(generation="seven")),
         ("gm", variant(generation=2, future_field={"x": 1})),  # newer schema: still a plan
+        ("gm", variant(generation=3, reason="from-a-newer-writer")),  # carried through as-is
     ]
     produce(bootstrap, topics[0], records)
     counters = _run(bootstrap, tmp_path, topics, spark)
-    assert (counters["plans"], counters["rejected"]) == (2, 7)
+    assert (counters["plans"], counters["rejected"]) == (3, 7)
     assert sum(counters["rejected_reasons"].values()) == 7
 
     tables = _tables(spark, tmp_path / "out")
@@ -236,8 +237,9 @@ def test_malformed_records_are_counted_and_set_aside(spark: Any, bootstrap: str,
     assert rejected[3]["reason"] == "empty value" and rejected[3]["value"] is None
     assert rejected[1]["value"] == "this is not json"
     assert rejected[4]["reason"] == "members[].partitions[].partition: below 0"
-    assert rejected[5]["reason"].startswith("reason: not one of")
+    assert rejected[5]["reason"] == "reason: shorter than 1"
     assert rejected[6]["reason"] == "summary: missing or of the wrong type"
     assert "wrong type" in rejected[7]["reason"]
-    assert sorted(r["generation"] for r in tables["plan_metrics"]) == [1, 2]
+    assert sorted(r["generation"] for r in tables["plan_metrics"]) == [1, 2, 3]
+    assert {r["reason"] for r in tables["plan_metrics"]} == {"initial", "from-a-newer-writer"}
     assert tables["batches"][0]["rejected"] == 7

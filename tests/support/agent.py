@@ -32,8 +32,12 @@ def isolated_settings(bootstrap: str, prefix: str, **overrides: Any) -> AgentSet
             "control": f"{prefix}.control",
             "deadletter": f"{prefix}.deadletter",
             "requests": f"{prefix}.requests",
+            "advice": f"{prefix}.advice",
             "partitions": 3,
         },
+        # advise only the topics the agent plans: measuring every topic of the shared testbed
+        # every 2 s would load it for nothing (tests/integration/test_agent_advice.py opts in)
+        "advice": {"topics": []},
         "input": {"group_id": f"{prefix}-agents", "session_timeout_ms": 10_000},
         "metadata": {"interval_s": 2.0, "debounce_s": 3.0},
         "ops": {"port": 0},

@@ -36,7 +36,7 @@ def test_json_round_trip_and_schema_validation() -> None:
 
 def test_invalid_plans_fail_both_pydantic_and_schema() -> None:
     doc = json.loads(_plan().to_json())
-    for bad in ({**doc, "reason": "because"}, {**doc, "generation": -1},
+    for bad in ({**doc, "reason": ""}, {**doc, "reason": 7}, {**doc, "generation": -1},
                 {k: v for k, v in doc.items() if k != "summary"}):
         with pytest.raises(PlanError):
             AssignmentPlan.from_json(json.dumps(bad))

@@ -27,6 +27,17 @@ class StreamsPlanReaderTest {
     }
 
     @Test
+    void aReasonItDoesNotKnowIsNoReasonToRefuseAPlan() {
+        for (String reason : List.of("assigned", "some-reason-of-2030")) {
+            StreamsPlan p = StreamsPlanReader.read("{\"schema_version\":1,\"group_id\":\"app\",\"kind\":\"streams\","
+                + "\"generation\":4,\"reason\":\"" + reason + "\",\"members\":[{\"member_id\":\"m\","
+                + "\"process_id\":\"p1\",\"active_tasks\":[\"0_1\"]}],\"followup_ms\":null}");
+            assertEquals(4, p.generation());
+            assertEquals(List.of(new TaskId(0, 1)), p.processes().get("p1").active());
+        }
+    }
+
+    @Test
     void rejectsMalformedPlans() {
         for (String bad : List.of("", "[]", "{\"group_id\":1}", "{\"group_id\":\"a\",\"generation\":1}",
             "{\"group_id\":\"a\",\"generation\":1,\"members\":[{\"process_id\":\"p\",\"active_tasks\":[\"0-1\"]}]}",

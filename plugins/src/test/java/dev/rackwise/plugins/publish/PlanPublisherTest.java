@@ -1,0 +1,103 @@
+package dev.rackwise.plugins.publish;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+class PlanPublisherTest {
+    private static MockProducer<byte[], byte[]> producer(boolean autoComplete) {
+        return new MockProducer<>(autoComplete, null, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    private static PublishedPlan plan(String group, long generation) {
+        return new PublishedPlan(group, generation, PlanJson.REASON, "rackwise", Map.of(), 0, List.of(), null, 0);
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        // a bound for a hung test only; nothing asserts how long this takes
+        for (int i = 0; i < 3000 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(10);
+        }
+        assertTrue(condition.getAsBoolean(), what);
+    }
+
+    @Test
+    void publishesEachPlanKeyedByGroup() throws InterruptedException {
+        MockProducer<byte[], byte[]> mock = producer(true);
+        AtomicInteger made = new AtomicInteger();
+        PlanPublisher p = new PlanPublisher("rackwise.plans", 10, () -> {
+            made.incrementAndGet();
+            return mock;
+        }, 1);
+        assertEquals(0, made.get(), "the constructor starts nothing");
+        p.start();
+        p.start();
+        assertTrue(p.offer(plan("g1", 5)));
+        assertTrue(p.offer(plan("g2", 6)));
+        await(() -> p.published() == 2, "two plans published");
+        List<ProducerRecord<byte[], byte[]>> sent = mock.history();
+        assertEquals("rackwise.plans", sent.get(0).topic());
+        assertArrayEquals("g1".getBytes(StandardCharsets.UTF_8), sent.get(0).key());
+        assertEquals(PlanJson.write(plan("g1", 5)), new String(sent.get(0).value(), StandardCharsets.UTF_8));
+        assertEquals(null, sent.get(0).partition(), "the default partitioner picks murmur2(group id)");
+        assertEquals(1, made.get());
+        p.close();
+        assertFalse(p.isRunning());
+        assertTrue(mock.closed());
+        assertFalse(p.offer(plan("g3", 1)), "closed: dropped");
+        assertEquals(1, p.dropped());
+    }
+
+    @Test
+    void aFullQueueDropsAndCountsWithoutBlocking() {
+        PlanPublisher p = new PlanPublisher("rackwise.plans", 3, () -> producer(true), 1);  // not started
+        for (int i = 0; i < 5; i++) {
+            p.offer(plan("g", i));
+        }
+        assertEquals(3, p.queued());
+        assertEquals(2, p.dropped());
+        p.close();
+        assertEquals(0, p.published());
+    }
+
+    @Test
+    void failuresAreCountedAndTheThreadCarriesOn() throws InterruptedException {
+        List<MockProducer<byte[], byte[]>> made = new ArrayList<>();
+        AtomicInteger attempts = new AtomicInteger();
+        PlanPublisher p = new PlanPublisher("rackwise.plans", 10, () -> {
+            if (attempts.incrementAndGet() == 1) {
+                throw new KafkaException("no broker");  // the first producer cannot be made
+            }
+            MockProducer<byte[], byte[]> m = producer(false);
+            made.add(m);
+            return m;
+        }, 1);
+        p.start();
+        p.offer(plan("g1", 1));  // lost: no producer
+        await(() -> p.failed() == 1, "a failed producer is counted");
+        p.offer(plan("g1", 2));
+        await(() -> made.size() == 1 && made.get(0).history().size() == 1, "the next plan is sent");
+        made.get(0).errorNext(new KafkaException("not leader"));  // the broker refuses it
+        p.offer(plan("g1", 3));
+        await(() -> made.get(0).history().size() == 2, "and the one after");
+        made.get(0).completeNext();
+        await(() -> p.failed() == 2 && p.published() == 1, "a refused send is counted, an acknowledged one too");
+        assertTrue(p.isRunning());
+        p.close();
+    }
+}
