@@ -14,8 +14,7 @@ import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.classic.ClassicLookups;
 import dev.rackwise.plugins.classic.ClassicProblem;
 import dev.rackwise.plugins.classic.RebalanceProtocols;
-import dev.rackwise.plugins.core.AssignStats;
-import dev.rackwise.plugins.core.FallbackReason;
+import dev.rackwise.plugins.metrics.PluginMetrics;
 import dev.rackwise.plugins.publish.ComputedPlan;
 import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -46,19 +45,21 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
     private static final Logger log = LoggerFactory.getLogger(RackwiseAssignor.class);
 
     private final CooperativeStickyAssignor fallback = new CooperativeStickyAssignor();
-    private final Function<Settings, ClassicLookups> lookups;
-    private final AssignStats stats = new AssignStats();
+    static final String INTERNAL = "internal";
+    private final Function<PluginConfig, ClassicLookups> lookups;
+    private final PluginMetrics metrics = new PluginMetrics(java.util.List.of(INTERNAL));
     private String groupId;
     private RebalanceProtocol protocol = RebalanceProtocol.COOPERATIVE;
     private boolean followerFetching = true;
-    private Settings settings;
+    private PluginConfig config;
+    private volatile boolean wired;
 
     public RackwiseAssignor() {
         this(ClassicLookups::start);
     }
 
     /** For tests: {@code lookups} supplies the advice and the plan sink for the parsed settings. */
-    public RackwiseAssignor(Function<Settings, ClassicLookups> lookups) {
+    public RackwiseAssignor(Function<PluginConfig, ClassicLookups> lookups) {
         this.lookups = lookups;
     }
 
@@ -82,10 +83,11 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
             }
         }
         String bootstrap = Settings.string(configs.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
-        settings = Settings.parse(configs, bootstrap, inherited, "rackwise-" + groupId);
+        config = PluginConfig.parse(configs, bootstrap, inherited, "rackwise-" + groupId);
+        metrics.register("RackwiseAssignor", String.valueOf(groupId));
         log.info("rackwise assignor for group {}: decides in the leader, {} rebalance protocol, members with a rack "
             + "read from {}; advice and plans at {}", groupId, protocol, followerFetching ? "followers" : "leaders",
-            settings.bootstrapServers());
+            config.settings().bootstrapServers());
     }
 
     @Override
@@ -104,7 +106,12 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
         long start = System.nanoTime();
         Map<String, Subscription> subs = groupSubscription.groupSubscription();
         try {
-            ClassicLookups side = settings == null ? ClassicLookups.NONE : lookups.apply(settings);
+            ClassicLookups side = config == null ? ClassicLookups.NONE : lookups.apply(config);
+            if (side.held() != null && !wired) {
+                wired = true; // the metrics read the background clients' counters from now on
+                metrics.adviceAge(side.held()::ageMs);
+                metrics.plans(side.reports()::published, side.reports()::dropped, side.reports()::failed);
+            }
             AdviceView advice = side.advice();
             Problem problem = ClassicProblem.of(metadata, subs, advice,
                 groupId == null ? dev.rackwise.plugins.advice.GroupCosts.DEFAULT : advice.costs(groupId),
@@ -113,7 +120,7 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
             Map<TopicPartition, String> withheld = protocol == RebalanceProtocol.COOPERATIVE
                 ? ClassicProblem.withheld(subs, solution) : Map.of();
             GroupAssignment out = ClassicProblem.assignment(subs, solution, withheld);
-            stats.computed();
+            metrics.recordAssign(System.nanoTime() - start);
             long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
             Map<dev.rackwise.core.TopicPartition, String> held = new HashMap<>();
             withheld.forEach((tp, owner) -> held.put(new dev.rackwise.core.TopicPartition(tp.topic(), tp.partition()), owner));
@@ -124,8 +131,8 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
                 solution.cost(), solution.moved(), withheld.size(), micros);
             return out;
         } catch (RuntimeException e) {
-            stats.fallback(FallbackReason.INTERNAL);
-            log.warn("rackwise: group {} falls back to cooperative-sticky: {}; {}", groupId, e, stats);
+            metrics.recordFallback(INTERNAL);
+            log.warn("rackwise: group {} falls back to cooperative-sticky: {}", groupId, e);
         }
         try {
             return fallback.assign(metadata, groupSubscription);
@@ -145,8 +152,8 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
         fallback.onAssignment(assignment, metadata);
     }
 
-    /** Assignments computed and fallbacks by reason since this consumer started. */
-    public AssignStats stats() {
-        return stats;
+    /** Assignments computed, assign() time and fallbacks by reason (JMX: kafka.rackwise). */
+    public PluginMetrics metrics() {
+        return metrics;
     }
 }

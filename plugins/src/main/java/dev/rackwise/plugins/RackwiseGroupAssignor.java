@@ -16,8 +16,7 @@ import dev.rackwise.plugins.broker.BrokerListener;
 import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.TargetAssignment;
-import dev.rackwise.plugins.core.AssignStats;
-import dev.rackwise.plugins.core.FallbackReason;
+import dev.rackwise.plugins.metrics.PluginMetrics;
 import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.Uuid;
@@ -52,18 +51,20 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private static final AtomicBoolean CONFIGURED_ONCE = new AtomicBoolean();
 
     private final UniformAssignor fallback = new UniformAssignor();
-    private final Function<Settings, BrokerLookups> lookups;
-    private final AssignStats stats = new AssignStats();
+    static final String INTERNAL = "internal";
+    private final Function<PluginConfig, BrokerLookups> lookups;
+    private final PluginMetrics metrics = new PluginMetrics(java.util.List.of(INTERNAL));
     private final AtomicBoolean announced = new AtomicBoolean();
-    private volatile Settings settings;
+    private volatile PluginConfig config;
     private volatile boolean followerFetching;
+    private volatile boolean wired;
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
     }
 
     /** For tests: {@code lookups} supplies topic names, group ids and advice (null: not ready yet). */
-    public RackwiseGroupAssignor(Function<Settings, BrokerLookups> lookups) {
+    public RackwiseGroupAssignor(Function<PluginConfig, BrokerLookups> lookups) {
         this.lookups = lookups;
     }
 
@@ -80,14 +81,15 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             listener.ifPresent(l -> inherited.put("security.protocol", l.securityProtocol()));
         }
         Object node = configs.get("node.id") != null ? configs.get("node.id") : configs.get("broker.id");
-        settings = Settings.parse(configs, listener.map(BrokerListener::bootstrap).orElse(null), inherited,
+        config = PluginConfig.parse(configs, listener.map(BrokerListener::bootstrap).orElse(null), inherited,
             "rackwise-broker-" + node);
+        metrics.register("RackwiseGroupAssignor", "broker-" + node);
         followerFetching = RACK_AWARE_SELECTOR.equals(Settings.string(configs.get("replica.selector.class")));
         if (CONFIGURED_ONCE.compareAndSet(false, true)) {
             log.info("rackwise group assignor loaded: decides in-process; {}; advice and plans at {}",
                 followerFetching ? "members with a rack read from followers (RackAwareReplicaSelector)"
                     : "members read from leaders (replica.selector.class is not RackAwareReplicaSelector)",
-                settings.bootstrapServers());
+                config.settings().bootstrapServers());
         }
     }
 
@@ -105,7 +107,12 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         }
         String groupId = null;
         try {
-            BrokerLookups side = settings == null ? null : lookups.apply(settings);
+            BrokerLookups side = config == null ? null : lookups.apply(config);
+            if (side != null && side.held() != null && !wired) {
+                wired = true; // the metrics read the background clients' counters from now on
+                metrics.adviceAge(side.held()::ageMs);
+                metrics.plans(side.reports()::published, side.reports()::dropped, side.reports()::failed);
+            }
             AdviceView advice = side == null ? AdviceView.NONE : side.advice();
             Map<Uuid, String> names = side == null ? Map.of()
                 : side.topicNames().known(BrokerProblem.topicIds(groupSpec));
@@ -115,7 +122,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
                 followerFetching);
             Solution solution = RackOptimal.solve(problem);
             GroupAssignment out = BrokerProblem.assignment(groupSpec, solution);
-            stats.computed();
+            metrics.recordAssign(System.nanoTime() - start);
             long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
             if (side != null) {
                 side.report(groupId, groupSpec, problem, solution, names, micros, followerFetching);
@@ -124,8 +131,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
                 groupSpec.memberIds().size(), solution.cost(), solution.moved(), micros);
             return out;
         } catch (RuntimeException e) {
-            stats.fallback(FallbackReason.INTERNAL);
-            log.warn("rackwise: group {} falls back to uniform: {}; {}", groupId == null ? "?" : groupId, e, stats);
+            metrics.recordFallback(INTERNAL);
+            log.warn("rackwise: group {} falls back to uniform: {}", groupId == null ? "?" : groupId, e);
         }
         try {
             return fallback.assign(groupSpec, subscribedTopicDescriber);
@@ -139,8 +146,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         }
     }
 
-    /** Assignments computed and fallbacks by reason since this broker started. */
-    public AssignStats stats() {
-        return stats;
+    /** Assignments computed, assign() time and fallbacks by reason (JMX: kafka.rackwise). */
+    public PluginMetrics metrics() {
+        return metrics;
     }
 }

@@ -122,6 +122,11 @@ public final class AdviceReader implements AutoCloseable {
         return t != null && t.isAlive();
     }
 
+    /** Advice older than this is stale (ms). */
+    public long maxAgeMs() {
+        return config.maxAgeMs();
+    }
+
     /** All advice held, stale entries included. Never blocks. */
     public AdviceSnapshot snapshot() {
         return snapshot.get();

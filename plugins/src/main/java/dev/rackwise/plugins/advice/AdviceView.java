@@ -21,6 +21,11 @@ public interface AdviceView {
         return 1.0;
     }
 
+    /** The partition's measured bytes/s, or null when not measured (or the advice is stale). */
+    default Double bytesPerSecond(String topic, int partition) {
+        return null;
+    }
+
     /** The rack of the partition's leader, or null when not known. */
     default String leaderRack(String topic, int partition) {
         return null;

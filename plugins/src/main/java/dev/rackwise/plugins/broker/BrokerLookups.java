@@ -2,6 +2,7 @@ package dev.rackwise.plugins.broker;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -9,9 +10,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
+import dev.rackwise.plugins.PluginConfig;
 import dev.rackwise.plugins.RackwiseGroupAssignor;
+import dev.rackwise.plugins.advice.AdviceReader;
 import dev.rackwise.plugins.advice.AdviceView;
+import dev.rackwise.plugins.advice.HeldAdvice;
 import dev.rackwise.plugins.publish.ComputedPlan;
+import dev.rackwise.plugins.publish.PlanPublisher;
+import dev.rackwise.plugins.publish.PlanReports;
 import dev.rackwise.plugins.publish.PlanSink;
 import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -27,36 +33,56 @@ import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
  * for a client to start; until then assign() decides on Kafka's inputs alone.
  */
 public final class BrokerLookups {
-    private static final Map<Settings, CompletableFuture<BrokerLookups>> SHARED = new ConcurrentHashMap<>();
+    private static final Map<PluginConfig, CompletableFuture<BrokerLookups>> SHARED = new ConcurrentHashMap<>();
 
     private final TopicNames topicNames;
     private final GroupIds groupIds;
     private final AdviceView advice;
     private final PlanSink plans;
+    private final HeldAdvice held;
+    private final PlanReports reports;
 
     public BrokerLookups(TopicNames topicNames, GroupIds groupIds, AdviceView advice, PlanSink plans) {
+        this(topicNames, groupIds, advice, plans, null, null);
+    }
+
+    private BrokerLookups(TopicNames topicNames, GroupIds groupIds, AdviceView advice, PlanSink plans,
+                          HeldAdvice held, PlanReports reports) {
         this.topicNames = topicNames;
         this.groupIds = groupIds;
         this.advice = advice;
         this.plans = plans;
+        this.held = held;
+        this.reports = reports;
+    }
+
+    /** The advice reader's view, for the metrics (null in tests). */
+    public HeldAdvice held() {
+        return held;
+    }
+
+    /** The plan reports, for the metrics (null in tests). */
+    public PlanReports reports() {
+        return reports;
     }
 
     /** The lookups when built; null while they are being built (the first call starts that). */
-    public static BrokerLookups readyOrStart(Settings settings) {
-        CompletableFuture<BrokerLookups> f = SHARED.computeIfAbsent(settings,
-            s -> CompletableFuture.supplyAsync(() -> create(s)));
+    public static BrokerLookups readyOrStart(PluginConfig config) {
+        CompletableFuture<BrokerLookups> f = SHARED.computeIfAbsent(config,
+            c -> CompletableFuture.supplyAsync(() -> create(c)));
         if (!f.isDone()) {
             return null;
         }
         try {
             return f.join();
         } catch (CompletionException e) {
-            SHARED.remove(settings, f); // retried on the next call
+            SHARED.remove(config, f); // retried on the next call
             throw new IllegalStateException("cannot create the plug-in's Kafka clients: " + e.getCause(), e.getCause());
         }
     }
 
-    private static BrokerLookups create(Settings settings) {
+    private static BrokerLookups create(PluginConfig config) {
+        Settings settings = config.settings();
         Map<String, Object> a = new HashMap<>(settings.clientConfigs());
         a.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         a.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId() + "-admin");
@@ -64,7 +90,28 @@ public final class BrokerLookups {
         AdminGroupIds groups = new AdminGroupIds(admin, RackwiseGroupAssignor.NAME, 1000, 5000,
             settings.clientId() + "-groups");
         groups.refreshSoon();
-        return new BrokerLookups(new AdminTopicNames(admin), groups, AdviceView.NONE, PlanSink.NONE);
+        AdminTopicNames names = new AdminTopicNames(admin);
+        Map<String, Object> clients = new HashMap<>(settings.clientConfigs());
+        clients.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        clients.put(CommonClientConfigs.CLIENT_ID_CONFIG, settings.clientId());
+        AdviceReader reader = new AdviceReader(config.advice(), AdviceReader.kafkaConsumers(clients));
+        reader.start();
+        HeldAdvice held = new HeldAdvice(reader, System::currentTimeMillis);
+        PlanPublisher publisher = new PlanPublisher(settings.plansTopic(), PlanPublisher.DEFAULT_CAPACITY,
+            PlanPublisher.kafkaProducers(clients), settings.backoffMs());
+        PlanReports reports = new PlanReports(PlanPublisher.DEFAULT_CAPACITY, publisher, new PlanReports.Names() {
+            @Override
+            public String topic(String key) {
+                Uuid id = Uuid.fromString(key);
+                return names.known(Set.of(id)).get(id);
+            }
+
+            @Override
+            public Optional<String> group(Set<String> memberIds) {
+                return groups.groupOf(memberIds);
+            }
+        }, held).start();
+        return new BrokerLookups(names, groups, held, reports, held, reports);
     }
 
     public TopicNames topicNames() {

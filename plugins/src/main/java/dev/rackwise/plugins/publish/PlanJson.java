@@ -87,7 +87,16 @@ public final class PlanJson {
         if (plan.members().isEmpty()) {
             minLoad = 0;
         }
-        out.raw("],\"withheld\":[],\"followup_ms\":null,\"summary\":{\"partitions\":").raw(Integer.toString(partitions))
+        out.raw("],\"withheld\":[");
+        boolean firstHeld = true;
+        for (PublishedPlan.Withheld w : plan.withheld()) {
+            out.raw(firstHeld ? "{\"topic\":" : ",{\"topic\":").string(w.topic())
+                .raw(",\"partition\":").raw(Integer.toString(w.partition()))
+                .raw(",\"owner\":").string(w.owner())
+                .raw(",\"target\":").string(w.target()).raw("}");
+            firstHeld = false;
+        }
+        out.raw("],\"followup_ms\":null,\"summary\":{\"partitions\":").raw(Integer.toString(partitions))
             .raw(",\"cross_rack_partitions\":").raw(Integer.toString(crossRack))
             .raw(",\"traffic_cost\":").number(cost)
             .raw(",\"lower_bound\":").number(plan.lowerBound())

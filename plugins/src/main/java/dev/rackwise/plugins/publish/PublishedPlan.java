@@ -23,7 +23,14 @@ import java.util.Map;
  */
 public record PublishedPlan(String groupId, long generation, String reason, String assignor,
                             Map<String, Object> config, long createdAtMs, List<Member> members,
-                            Double lowerBound, int movedPartitions) {
+                            Double lowerBound, int movedPartitions, List<Withheld> withheld) {
+    /** A plan that withholds nothing (KIP-848: the coordinator revokes before it assigns). */
+    public PublishedPlan(String groupId, long generation, String reason, String assignor, Map<String, Object> config,
+                         long createdAtMs, List<Member> members, Double lowerBound, int movedPartitions) {
+        this(groupId, generation, reason, assignor, config, createdAtMs, members, lowerBound, movedPartitions,
+            List.of());
+    }
+
     public PublishedPlan {
         if (groupId == null || reason == null || reason.isEmpty() || assignor == null) {
             throw new IllegalArgumentException("group id, reason and assignor are required");
@@ -36,6 +43,16 @@ public record PublishedPlan(String groupId, long generation, String reason, Stri
         }
         config = Collections.unmodifiableMap(new LinkedHashMap<>(config));
         members = List.copyOf(members);
+        withheld = withheld == null ? List.of() : List.copyOf(withheld);
+    }
+
+    /** A partition left out this round (classic cooperative): its owner still lists it. */
+    public record Withheld(String topic, int partition, String owner, String target) {
+        public Withheld {
+            if (topic == null || partition < 0 || owner == null || target == null) {
+                throw new IllegalArgumentException("a withheld partition needs topic, partition, owner and target");
+            }
+        }
     }
 
     /** One member: its id, its rack (null: none), its partitions in the order given. */

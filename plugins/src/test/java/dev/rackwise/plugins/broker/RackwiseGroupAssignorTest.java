@@ -19,7 +19,6 @@ import java.util.concurrent.Future;
 import dev.rackwise.plugins.RackwiseGroupAssignor;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.GroupCosts;
-import dev.rackwise.plugins.core.FallbackReason;
 import dev.rackwise.plugins.publish.ComputedPlan;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
@@ -112,7 +111,7 @@ class RackwiseGroupAssignorTest {
         assertEquals(1, published.size());
         assertEquals("g1", published.get(0).groupId());
         assertEquals(Map.of(ORDERS.toString(), "orders"), published.get(0).topicNames());
-        assertEquals(1, a.stats().plansUsed());
+        assertEquals(1, a.metrics().assignments());
     }
 
     @Test
@@ -149,7 +148,7 @@ class RackwiseGroupAssignorTest {
         RackwiseGroupAssignor a = assignor(lookups, true);
         GroupAssignment out = a.assign(spec(Set.of()), TOPICS);
         assertEquals(6, partitions(out).values().stream().mapToInt(Set::size).sum());
-        assertEquals(1, a.stats().fallbacks(FallbackReason.INTERNAL));
+        assertEquals(1, a.metrics().fallbacks("internal"));
     }
 
     @Test

@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import dev.rackwise.plugins.RackwiseAssignor;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.GroupCosts;
-import dev.rackwise.plugins.core.FallbackReason;
 import dev.rackwise.plugins.publish.ComputedPlan;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
@@ -79,7 +78,7 @@ class RackwiseAssignorTest {
         assertEquals(1, published.size());
         assertEquals("cooperative", published.get(0).protocol());
         assertEquals(Map.of(new dev.rackwise.core.TopicPartition("t", 2), "b"), published.get(0).withheld());
-        assertEquals(1, a.stats().plansUsed());
+        assertEquals(1, a.metrics().assignments());
     }
 
     @Test
@@ -128,7 +127,7 @@ class RackwiseAssignorTest {
         GroupAssignment out = a.assign(cluster(), group());
         int assigned = out.groupAssignment().values().stream().mapToInt(x -> x.partitions().size()).sum();
         assertTrue(assigned >= 2, parts(out).toString());
-        assertEquals(1, a.stats().fallbacks(FallbackReason.INTERNAL));
+        assertEquals(1, a.metrics().fallbacks("internal"));
     }
 
     @Test
