@@ -62,9 +62,14 @@ def plugin_brokers(admin: Any) -> None:
 
 
 def _stable(clients: list[Any], partitions: int, hold_s: float = 3.0) -> dict[str, frozenset[Any]]:
-    """The clients' assignments once they cover every partition and hold still for hold_s."""
+    """The clients' assignments, by rack (a second client in a rack as "az1#2"), once they
+    cover every partition and hold still for hold_s."""
+    def label(i: int) -> str:
+        same = [c for c in clients[:i] if c.rack == clients[i].rack]
+        return clients[i].rack if not same else f"{clients[i].rack}#{len(same) + 1}"
+
     def snapshot() -> tuple[tuple[str, frozenset[Any]], ...] | None:
-        views = tuple((c.rack, frozenset(c.assignment() or ())) for c in clients)
+        views = tuple((label(i), frozenset(c.assignment() or ())) for i, c in enumerate(clients))
         if sum(len(a) for _, a in views) != partitions:
             return None
         return views
@@ -291,3 +296,127 @@ def test_a_neighbour_on_the_same_coordinator_commits_fast_while_a_rackwise_group
     # Under 100 ms at most, unless the control itself was slower than that on this machine:
     # then no slower than twice the control's worst.
     assert max(with_rackwise) < max(100.0, 2 * max(with_uniform)), sorted(with_rackwise)[-10:]
+
+
+# ---- with the agent advising -------------------------------------------------------------------
+
+def _latest_plans(bootstrap: str, group: str, since_ms: int) -> list[AssignmentPlan]:
+    """The plug-ins' plans for ``group`` on rackwise.plans (reason assigned), newest last."""
+    from agent.dev.tail import TopicTail
+
+    tail = TopicTail(bootstrap, "rackwise.plans")
+    try:
+        tail.poll(3.0)
+        out = []
+        for msg in tail.records:
+            if (msg.key() or b"").decode() != group or msg.value() is None:
+                continue
+            plan = AssignmentPlan.from_json(msg.value())
+            if plan.created_at.timestamp() * 1000 >= since_ms:
+                out.append(plan)
+        return sorted(out, key=lambda p: p.generation)
+    finally:
+        tail.consumer.close()
+
+
+def test_a_partition_made_hot_is_placed_local_at_the_next_epoch_bump(
+        bootstrap: str, admin: Any, plugin_brokers: None) -> None:
+    """KIP-848, confluent-kafka members in az1..az3: the az3 member must read two partitions
+    across racks. One of them turns 50x hotter; the agent measures it and advises; when a
+    member joins (an epoch bump) the broker's plug-in moves the hot one to a local member."""
+    from tests.support.agent import AgentThread, isolated_settings
+    from tests.support.trafficclients import SteadyProducer
+
+    tag = uuid.uuid4().hex[:6]
+    topic, group = f"t-inproc-hot-{tag}", f"g-inproc-hot-{tag}"
+    create_topic(admin, topic, PLACEMENT)
+    settings = isolated_settings(bootstrap, f"t-hot-{tag}", topics={
+        "advice": "rackwise.advice", "plans": "rackwise.plans", "partitions": 6},
+        advice={"topics": [topic], "interval_s": 0})
+    start_ms = int(time.time() * 1000)
+    clients: list[Any] = []
+    # The agent first: it creates rackwise.advice, so the brokers' advice readers (started on
+    # their first assign()) find it at once instead of backing off.
+    with AgentThread(settings) as agent:
+        agent.wait_ready()
+        clients += _form(lambda rack: RdkafkaConsumer(bootstrap, group, topic, rack))
+        first = _stable(clients, len(PLACEMENT))
+        hot = min(p for _, p in first["az3"])  # one of the two the az3 member reads across racks
+        rates = {p: (50.0 if p == hot else 1.0) for p in range(len(PLACEMENT))}
+        producer = SteadyProducer(bootstrap, topic, rates, size=1000)
+        producer.__enter__()
+        try:
+            from protocol.advice import TopicAdvice, decode
+
+            def hot_advised() -> bool:
+                from agent.dev.tail import TopicTail
+
+                tail = TopicTail(bootstrap, "rackwise.advice")
+                try:
+                    tail.poll(2.0)
+                    got = [decode(m.key().decode(), m.value()) for m in tail.records
+                           if m.key() == f"topic/{topic}".encode() and m.value()]
+                finally:
+                    tail.consumer.close()
+                latest = got[-1] if got else None
+                return (isinstance(latest, TopicAdvice)
+                        and (latest.partitions[hot].bytes_per_s or 0)
+                        > 10 * max(p.bytes_per_s or 0 for p in latest.partitions if p.partition != hot))
+
+            wait_until(hot_advised, 120, f"the agent advises partition {hot} as hot", step=2.0)
+            time.sleep(3)  # the brokers' advice readers poll every second
+            clients.append(RdkafkaConsumer(bootstrap, group, topic, "az1"))
+            after = _stable(clients, len(PLACEMENT))
+            print(f"hot partition {topic}-{hot}: az3 read {sorted(p for _, p in first['az3'])} "
+                  f"before the advice, {sorted(p for _, p in after['az3'])} after a member joined")
+            assert (topic, hot) not in after["az3"], after
+            plans = _latest_plans(bootstrap, group, start_ms)
+            assert plans, "the brokers' plug-in published no plan for the group"
+            last = plans[-1]
+            assert last.reason == "assigned" and last.summary.bytes_per_s, last.model_dump_json()
+            local = {(p.topic, p.partition) for m in last.members for p in m.partitions
+                     if not p.cross_rack and m.rack}
+            assert (topic, hot) in local
+        finally:
+            producer.__exit__(None, None, None)
+            for c in clients:
+                c.stop()
+
+
+def test_garbage_on_the_advice_topic_changes_nothing_and_is_counted(
+        bootstrap: str, admin: Any, plugin_brokers: None) -> None:
+    """Malformed and unknown-version records on rackwise.advice: the plug-ins log and count
+    them, and a group's assignment stays the optimum. (An oversized record cannot pass this
+    testbed's brokers; the reader's size limit is unit-tested: AdviceReaderTest.)"""
+    tag = uuid.uuid4().hex[:6]
+    topic, group = f"t-inproc-garbage-{tag}", f"g-inproc-garbage-{tag}"
+    create_topic(admin, topic, PLACEMENT)
+    names = admin.list_topics(timeout=10).topics
+    if "rackwise.advice" not in names:
+        create_topic(admin, "rackwise.advice", partitions=1)
+    producer = Producer({"bootstrap.servers": bootstrap})
+    producer.produce("rackwise.advice", key=f"topic/{topic}".encode(), value=b"{not json")
+    producer.produce("rackwise.advice", key=f"topic/{topic}".encode(),
+                     value=b'{"schema_version": 99, "kind": "topic"}')
+    assert producer.flush(30) == 0
+    before = "\n".join(_broker_lines("advice"))
+    clients = _form(lambda rack: RdkafkaConsumer(bootstrap, group, topic, rack))
+    try:
+        _check(bootstrap, admin, group, topic, clients, "garbage advice")
+    finally:
+        for c in clients:
+            c.stop()
+    counted = [line for line in _broker_lines("advice") if line not in before
+               and ("malformed so far" in line or "so far" in line)]
+    print("broker lines:", *counted[:6], sep="\n  ")
+    assert any("malformed" in line for line in counted), counted
+
+
+def _broker_lines(word: str) -> list[str]:
+    from agent.dev.testbed import Testbed
+
+    out = []
+    for log in sorted((Testbed().dir / "logs").glob("n*/server.log")):
+        out += [line for line in log.read_text(errors="replace").splitlines()
+                if "rackwise" in line.lower() and word in line]
+    return out

@@ -204,6 +204,8 @@ public final class AdviceReader implements AutoCloseable {
                 List<TopicPartition> assigned = partitions(c);
                 c.assign(assigned);
                 c.seekToBeginning(assigned);
+                log.info("advice reader: reading {} from the beginning ({} partitions)", config.topic(),
+                    assigned.size());
                 long checked = System.currentTimeMillis();
                 while (stop.getCount() > 0) {
                     ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(config.pollMs()));

@@ -25,6 +25,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the broker-side assignor holds besides the coordinator's inputs, shared per settings in
@@ -111,6 +112,8 @@ public final class BrokerLookups {
                 return groups.groupOf(memberIds);
             }
         }, held).start();
+        LoggerFactory.getLogger(BrokerLookups.class).info("rackwise group assignor: background clients started "
+            + "(topic names, group ids, advice from {}, plans to {})", config.advice().topic(), settings.plansTopic());
         return new BrokerLookups(names, groups, held, reports, held, reports);
     }
 
