@@ -110,7 +110,7 @@ def measure(groups: Sequence[WireGroup], conf: Mapping[str, Any], racks: Mapping
             "kind": g.kind,
             "topic": g.topic,
             "plan_generation": g.plan.generation,
-            "request_id": g.plan.request_id,
+            "reason": g.plan.reason,
             "partitions": fig.partitions,
             "cross_rack_partitions": fig.cross_rack_partitions,
             "records_written": WIRE_RECORDS * len(parts),

@@ -2,18 +2,19 @@
 
 * ``demo-payments``: three classic Java consumers (``DemoConsumer.java``, one JVM each) with
   ``partition.assignment.strategy=dev.rackwise.plugins.RackwiseAssignor`` and ``client.rack``
-  az1/az2/az3: the group leader's plug-in asks the agent through ``rackwise.requests``;
+  az1/az2/az3: the group leader's plug-in computes the rack-optimal assignment in-process;
 * ``demo-views``: three confluent-kafka consumers on the KIP-848 protocol with
-  ``group.remote.assignor=rackwise``: the group coordinator's ``RackwiseGroupAssignor`` asks.
+  ``group.remote.assignor=rackwise``: the group coordinator's ``RackwiseGroupAssignor``
+  computes it on the broker.
 
 The Java source is compiled once with ``javac`` against Kafka's jars (the testbed's classpath,
 fetched by ``make setup``) into the demo's work directory, then run with the plug-in jar on
 the classpath: one compile instead of one per JVM, as Java's single-file launcher would do.
 
-A group has formed when its clients run a plan that answered a request (it carries the
-request id); the first rebalances may fall back (a cold plug-in, a new group id on a broker),
-so a member is replaced when no plan is followed in time, which asks again (as
-tests/integration/test_plugins_live.py does).
+A group has formed when its clients run a plan the plug-in published (reason ``assigned``,
+on the plans topic, from a background thread of the plug-in). The agent only advises them;
+a member is replaced once when no published plan is followed in time (a plan the plug-in
+could not name yet, e.g. before a broker has learnt the group id, is published later).
 """
 
 from __future__ import annotations
@@ -31,16 +32,15 @@ from typing import Any
 from agent.dev.tail import PlanReader
 from agent.dev.testbed import PLUGIN_JAR, cache_dir
 from agent.dev.wire import Client, JsonLineClient, RdkafkaConsumer, follows
-from protocol.plan import AssignmentPlan
+from protocol.plan import PLUGIN_REASON, AssignmentPlan
 
 HERE = Path(__file__).resolve().parent
 JAVA_SOURCE = HERE / "DemoConsumer.java"
 LOG4J = HERE / "java-log4j2.properties"
 # Small heaps and the C1 compiler only: the demo may have two cores for everything.
 JVM_FLAGS = ("-Xmx128m", "-Xss512k", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
-# The plug-in's first request builds its Kafka clients inside the bound: up to 5 s (its
-# default bound) on a busy two-core machine, so the demo gives it 10 s.
-JAVA_CONFIG = {"rackwise.timeout.ms": 10_000}
+# The demo's agent advises on its own topic: the classic plug-in reads that one.
+JAVA_CONFIG: dict[str, Any] = {}
 KIP848_MIN_LIBRDKAFKA = (2, 12)
 
 
@@ -80,9 +80,8 @@ class JavaMember(JsonLineClient):
 
     def __init__(self, classes: Path, bootstrap: str, group: str, topic: str, rack: str,
                  topics: dict[str, str], log_dir: Path) -> None:
-        config = {**JAVA_CONFIG, "rackwise.requests.topic": topics["requests"],
-                  "rackwise.plans.topic": topics["plans"],
-                  "rackwise.deadletter.topic": topics["deadletter"]}
+        config = {**JAVA_CONFIG, "rackwise.plans.topic": topics["plans"],
+                  "rackwise.advice.topic": topics["advice"]}
         classpath = os.pathsep.join([str(classes), f"{kafka_libs()}/*", str(PLUGIN_JAR)])
         cmd = ["java", *JVM_FLAGS, f"-Dlog4j2.configurationFile={LOG4J}", "-cp", classpath,
                "DemoConsumer", f"bootstrap={bootstrap}", f"group={group}", f"topic={topic}",
@@ -91,7 +90,7 @@ class JavaMember(JsonLineClient):
         super().__init__(cmd, f"java-{rack}", rack, log_dir / f"java-{rack}.log")
 
 
-def kip848_skip_reason(admin: Any, tag: str, requests_topic: str) -> str | None:
+def kip848_skip_reason(admin: Any, tag: str, plans_topic: str) -> str | None:
     """Why the KIP-848 group cannot run against this cluster (None: it can)."""
     import confluent_kafka
 
@@ -104,8 +103,8 @@ def kip848_skip_reason(admin: Any, tag: str, requests_topic: str) -> str | None:
         return ("the brokers do not list rackwise's assignor in group.consumer.assignors "
                 "(plugins/README.md: the jar on the brokers' classpath)")
     if tag:
-        return (f"the brokers' rackwise assignor asks on rackwise.requests, and this run's "
-                f"agent serves {requests_topic} (names get a suffix on a cluster already up)")
+        return (f"the brokers' rackwise assignor publishes its plans on rackwise.plans, and this "
+                f"run reads {plans_topic} (names get a suffix on a cluster already up)")
     return None
 
 
@@ -119,11 +118,11 @@ def kip848_member(bootstrap: str, group: str, topic: str, rack: str,
 
 def followed_plan(reader: PlanReader, clients: Sequence[Client],
                   partitions: int) -> AssignmentPlan | None:
-    """The newest plan that answered a request and gives every partition to every client,
-    if the clients run it."""
+    """The newest plan a plug-in published (reason ``assigned``) that gives every partition
+    to every client, if the clients run it."""
     reader.poll(0.2)
     for plan in reversed(reader.plans()):
-        if (plan.request_id and not plan.withheld and len(plan.members) == len(clients)
+        if (plan.reason == PLUGIN_REASON and not plan.withheld and len(plan.members) == len(clients)
                 and sum(len(m.partitions) for m in plan.members) == partitions):
             return plan if follows(plan, clients) else None
     return None
@@ -149,7 +148,7 @@ def form_group(start: Callable[[str], Any], reader: PlanReader, racks: Sequence[
                partitions: int, settle_s: float, say: Callable[[str], None],
                clients: list[Any], stop: threading.Event) -> AssignmentPlan | None:
     """Start a member per rack, each once the one before owns partitions, until they run a
-    plan that answered a request; replace the last member up to twice when none is followed
+    plan the plug-in published; replace the last member up to twice when none is followed
     within ``settle_s``. ``clients`` holds the running members (the caller stops them);
     ``stop`` ends it early (:class:`Stopped`)."""
     def owns(client: Any) -> Callable[[], Any]:
@@ -169,8 +168,8 @@ def form_group(start: Callable[[str], Any], reader: PlanReader, racks: Sequence[
         plan = _until(lambda: followed_plan(reader, clients, partitions), settle_s, stop)
         if plan is not None or attempt == 2:
             return plan  # type: ignore[no-any-return]
-        say(f"  {reader.group_id}: no plan followed within {settle_s:.0f}s (the last "
-            f"rebalance fell back); replacing the {racks[-1]} member, which asks again")
+        say(f"  {reader.group_id}: no published plan followed within {settle_s:.0f}s; "
+            f"replacing the {racks[-1]} member (a new rebalance)")
         clients.pop().stop()
         clients.append(start(racks[-1]))
         _until(owns(clients[-1]), 90, stop)
@@ -224,8 +223,7 @@ class PluggedGroups:
             self._futures[kind] = self._pool.submit(self._form, kind)
 
     def _form(self, kind: str) -> AssignmentPlan | None:
-        topics = {"requests": self.names.requests, "plans": self.names.plans,
-                  "deadletter": self.names.deadletter}
+        topics = {"plans": self.names.plans, "advice": self.names.advice}
         group, topic = self.group(kind), self.topic(kind)
         if kind == "java":
             classes = compile_java(self.work / "java")
@@ -241,8 +239,8 @@ class PluggedGroups:
                           self.say, self.clients[kind], self._stop)
 
     def wait(self, timeout: float = 420) -> list[tuple[str, str, str, list[Any], AssignmentPlan]]:
-        """(kind, group, topic, clients, plan) of each group whose clients run a plan that
-        answered a request; the others get a status and a reason in :attr:`outcome`."""
+        """(kind, group, topic, clients, plan) of each group whose clients run a plan the
+        plug-in published; the others get a status and a reason in :attr:`outcome`."""
         formed = []
         for kind, future in self._futures.items():
             group = self.group(kind)
@@ -251,7 +249,7 @@ class PluggedGroups:
             except Exception as exc:  # noqa: BLE001 - said in one line, the demo goes on
                 plan, why = None, f"{type(exc).__name__}: {exc}"
             else:
-                why = "its clients ran no plan that answered a request (every try fell back)"
+                why = "its clients ran no plan the plug-in published within the wait"
             if plan is None:
                 self.outcome[group] = {"kind": self.KINDS[kind], "status": "failed", "reason": why}
                 continue

@@ -192,7 +192,7 @@ class Demo:
 
         skip = {"java": plugged.java_missing(),
                 "kip848": plugged.kip848_skip_reason(AdminClient(self._conf()), self.names.tag,
-                                                     self.names.requests)}
+                                                     self.names.plans)}
         for kind, group in (("java", self.names.java_group), ("kip848", self.names.kip848_group)):
             if skip[kind]:
                 self.say(f"skipping {group} ({plugged.PluggedGroups.KINDS[kind]}): {skip[kind]}")
@@ -322,9 +322,9 @@ class Demo:
     def _plugged(self, groups: plugged.PluggedGroups) -> list[onwire.WireGroup]:
         out = []
         for kind, group, topic, clients, plan in groups.wait():
-            self.say(f"{group} runs the agent's plan generation {plan.generation} (request "
-                     f"{plan.request_id}), {time.monotonic() - groups.began:.0f}s after its "
-                     f"first member started: {plan_line(group, plan).split(': ', 1)[1]}")
+            self.say(f"{group} runs the plan its plug-in computed in-process (published as "
+                     f"generation {plan.generation}), {time.monotonic() - groups.began:.0f}s after "
+                     f"its first member started: {plan_line(group, plan).split(': ', 1)[1]}")
             out.append(onwire.WireGroup(group, groups.KINDS[kind], topic, clients, plan))
         for group, o in groups.outcome.items():
             if o["status"] == "failed":

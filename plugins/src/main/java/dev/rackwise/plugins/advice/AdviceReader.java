@@ -49,6 +49,17 @@ public final class AdviceReader implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdviceReader.class);
     private static final long LOG_EVERY_NS = TimeUnit.MINUTES.toNanos(1);
     private static final long PARTITION_CHECK_MS = 60_000;
+    // An agent started after the brokers creates the topic later: look again soon, not in a minute.
+    static final long MISSING_TOPIC_RETRY_MS = 5_000;
+
+    /** The advice topic does not exist (yet). */
+    static final class NoTopicYet extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NoTopicYet(String message) {
+            super(message);
+        }
+    }
 
     private final AdviceConfig config;
     private final Supplier<Consumer<byte[], byte[]>> consumers;
@@ -195,6 +206,7 @@ public final class AdviceReader implements AutoCloseable {
         long backoff = config.retryBackoffMs();
         while (stop.getCount() > 0) {
             Consumer<byte[], byte[]> c = null;
+            boolean missing = false;
             try {
                 c = consumers.get();
                 current = c;
@@ -220,6 +232,7 @@ public final class AdviceReader implements AutoCloseable {
                 // close() woke the poll: the loop condition ends the thread
             } catch (Throwable e) {  // never let the thread die: advice is optional, retrying is not
                 failures.incrementAndGet();
+                missing = e instanceof NoTopicYet;
                 rateLimitedWarn("failure", "advice reader: " + e + "; retrying in " + backoff + " ms");
             } finally {
                 current = null;
@@ -238,14 +251,14 @@ public final class AdviceReader implements AutoCloseable {
             } catch (InterruptedException e) {
                 break;
             }
-            backoff = Math.min(backoff * 2, AdviceConfig.MAX_BACKOFF_MS);
+            backoff = Math.min(backoff * 2, missing ? MISSING_TOPIC_RETRY_MS : AdviceConfig.MAX_BACKOFF_MS);
         }
     }
 
     private List<TopicPartition> partitions(Consumer<byte[], byte[]> c) {
         List<PartitionInfo> infos = c.partitionsFor(config.topic());  // close() wakes it up
         if (infos == null || infos.isEmpty()) {
-            throw new IllegalStateException("advice topic " + config.topic() + " has no partitions (not created yet?)");
+            throw new NoTopicYet("advice topic " + config.topic() + " has no partitions (not created yet?)");
         }
         List<TopicPartition> out = new ArrayList<>();
         for (PartitionInfo p : infos) {
