@@ -10,8 +10,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-import dev.rackwise.plugins.core.AssignStats;
-import dev.rackwise.plugins.core.FallbackReason;
+import dev.rackwise.plugins.streams.AssignStats;
+import dev.rackwise.plugins.streams.FallbackReason;
 import dev.rackwise.plugins.streams.StreamsAgentClient;
 import dev.rackwise.plugins.streams.StreamsAgentClient.Result;
 import dev.rackwise.plugins.streams.StreamsPlan;

@@ -4,10 +4,6 @@ import java.util.Optional;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import dev.rackwise.plugins.core.AssignStats;
-import dev.rackwise.plugins.core.FallbackReason;
-import dev.rackwise.plugins.core.Outcome;
-import dev.rackwise.plugins.plan.Plan;
 import dev.rackwise.plugins.plan.PlanFormatException;
 import dev.rackwise.plugins.transport.Contract;
 import dev.rackwise.plugins.transport.ExchangeException;
@@ -59,10 +55,11 @@ public final class StreamsAgentClient {
 
     /** Counts what one assign() finally did (the caller decides: Kafka may still refuse a plan). */
     public void record(Result result) {
-        stats.record(result.usesPlan()
-            ? Outcome.use(new Plan(result.plan().groupId(), result.plan().kind(), result.plan().generation(),
-                java.util.Map.of(), java.util.List.of(), result.plan().followupMs()))
-            : Outcome.fallback(result.reason(), result.detail()));
+        if (result.usesPlan()) {
+            stats.computed();
+        } else {
+            stats.fallback(result.reason());
+        }
     }
 
     /** The agent's validated plan for {@code request}, or the reason to fall back. Never throws. */

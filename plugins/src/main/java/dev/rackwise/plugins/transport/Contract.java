@@ -1,6 +1,6 @@
 package dev.rackwise.plugins.transport;
 
-/** Names shared with the agent (plugins/README.md, DESIGN §2): topics, headers, kinds. */
+/** Names shared with the agent (plugins/README.md § 7): topics, headers, kinds. */
 public final class Contract {
     public static final String REQUESTS_TOPIC = "rackwise.requests";
     public static final String PLANS_TOPIC = "rackwise.plans";

@@ -19,8 +19,8 @@ import java.util.UUID;
 import java.util.function.Function;
 
 import dev.rackwise.plugins.RackwiseTaskAssignor;
-import dev.rackwise.plugins.core.AssignStats;
-import dev.rackwise.plugins.core.FallbackReason;
+import dev.rackwise.plugins.streams.AssignStats;
+import dev.rackwise.plugins.streams.FallbackReason;
 import dev.rackwise.plugins.transport.ExchangeException;
 import dev.rackwise.plugins.transport.Settings;
 import dev.rackwise.plugins.transport.Transport;

@@ -1,4 +1,4 @@
-package dev.rackwise.plugins.core;
+package dev.rackwise.plugins.streams;
 
 /** Why a plug-in used Kafka's own assignor instead of the agent's plan (counted and logged). */
 public enum FallbackReason {

@@ -1,4 +1,4 @@
-package dev.rackwise.plugins.core;
+package dev.rackwise.plugins.streams;
 
 import java.util.EnumMap;
 import java.util.Map;
@@ -15,7 +15,7 @@ public final class AssignStats {
         }
     }
 
-    /** One assignment the plug-in computed itself (in-process). */
+    /** One plan used. */
     public void computed() {
         plansUsed.incrementAndGet();
     }
@@ -23,14 +23,6 @@ public final class AssignStats {
     /** One fallback to Kafka's own assignor. */
     public void fallback(FallbackReason reason) {
         fallbacks.get(reason).incrementAndGet();
-    }
-
-    public void record(Outcome outcome) {
-        if (outcome.usesPlan()) {
-            plansUsed.incrementAndGet();
-        } else {
-            fallbacks.get(outcome.reason()).incrementAndGet();
-        }
     }
 
     public long plansUsed() {
