@@ -1,5 +1,7 @@
 package dev.rackwise.core;
 
+import java.util.Arrays;
+
 /**
  * How many partitions each member must and may get (docs/rack-optimal.md § 3).
  *
@@ -15,12 +17,35 @@ final class Balance {
     final boolean uniform;
     /** Per member, how many partitions its classes hold in all (it can take no more). */
     final int[] caps;
+    /**
+     * Per member, a load every balanced assignment gives it (at least lo): the classes it
+     * alone subscribes, or a class's size less what its other subscribers can take at hi.
+     * The flow starts members there, so a member alone on a big topic does not cost one
+     * shortest-path phase per partition.
+     */
+    final int[] floors;
 
-    private Balance(int lo, int hi, boolean uniform, int[] caps) {
+    private Balance(int lo, int hi, boolean uniform, int[] caps, int[][] classMembers, int[] classSizes) {
         this.lo = lo;
         this.hi = hi;
         this.uniform = uniform;
         this.caps = caps;
+        this.floors = new int[caps.length];
+        int[] alone = new int[caps.length];
+        Arrays.fill(floors, lo);
+        for (int c = 0; c < classSizes.length; c++) {
+            int[] subs = classMembers[c];
+            if (subs.length == 1) {
+                alone[subs[0]] += classSizes[c];
+            }
+            long rest = classSizes[c] - (long) hi * (subs.length - 1);
+            for (int m : subs) {
+                floors[m] = (int) Math.max(floors[m], Math.min(rest, hi));
+            }
+        }
+        for (int m = 0; m < caps.length; m++) {
+            floors[m] = Math.min(Math.max(floors[m], alone[m]), Math.min(caps[m], hi));
+        }
     }
 
     /** {@code classMembers[c]}: the members (indices below {@code members}) of class c. */
@@ -36,11 +61,11 @@ final class Balance {
             uniform &= classMembers[c].length == members;
         }
         if (members == 0) {
-            return new Balance(0, 0, true, caps);
+            return new Balance(0, 0, true, caps, classMembers, classSizes);
         }
         int p = (int) total;
         if (uniform) {
-            return new Balance(p / members, (p + members - 1) / members, true, caps);
+            return new Balance(p / members, (p + members - 1) / members, true, caps, classMembers, classSizes);
         }
         int a = (p + members - 1) / members;
         int b = Math.max(p, a);
@@ -67,7 +92,7 @@ final class Balance {
                 b = mid - 1;
             }
         }
-        return new Balance(a, hi, false, caps);
+        return new Balance(a, hi, false, caps, classMembers, classSizes);
     }
 
     private static boolean feasible(int members, int[] classSizes, int[][] classMembers, int lo, int hi) {

@@ -147,6 +147,29 @@ final class Decode {
         count[m]++;
     }
 
+    /** x before y in (load, id) order. */
+    private static boolean lighter(double[] load, int x, int y) {
+        int c = Double.compare(load[x], load[y]);
+        return c < 0 || c == 0 && x < y;
+    }
+
+    /** Moves member m to its place in the (load, id) order after its load changed. */
+    private static void resort(int[] order, int[] at, double[] load, int m) {
+        int i = at[m];
+        while (i > 0 && lighter(load, m, order[i - 1])) {
+            order[i] = order[i - 1];
+            at[order[i]] = i;
+            i--;
+        }
+        while (i + 1 < order.length && lighter(load, order[i + 1], m)) {
+            order[i] = order[i + 1];
+            at[order[i]] = i;
+            i++;
+        }
+        order[i] = m;
+        at[m] = i;
+    }
+
     private static boolean sameWeights(Instance in) {
         for (int p = 1; p < in.parts; p++) {
             if (in.pWeight[p] != in.pWeight[0]) {
@@ -170,7 +193,18 @@ final class Decode {
         for (int p = 0; p < in.parts; p++) {
             held[owner[p]][size[owner[p]]++] = p;
         }
-        Integer[] byLoad = new Integer[n];
+        // Members by (load, id), kept sorted: a swap changes two loads, so two insertion steps.
+        Integer[] boxed = new Integer[n];
+        for (int m = 0; m < n; m++) {
+            boxed[m] = m;
+        }
+        Arrays.sort(boxed, (x, y) -> lighter(load, x, y) ? -1 : lighter(load, y, x) ? 1 : 0);
+        int[] byLoad = new int[n];
+        int[] at = new int[n];
+        for (int i = 0; i < n; i++) {
+            byLoad[i] = boxed[i];
+            at[boxed[i]] = i;
+        }
         for (int round = 0; round < 2 * n + 10; round++) {
             int a = 0;
             for (int m = 1; m < n; m++) {
@@ -184,13 +218,6 @@ final class Decode {
             }
             Arrays.sort(mine, (x, y) -> {
                 int c = Double.compare(in.pWeight[y], in.pWeight[x]);
-                return c != 0 ? c : Integer.compare(x, y);
-            });
-            for (int m = 0; m < n; m++) {
-                byLoad[m] = m;
-            }
-            Arrays.sort(byLoad, (x, y) -> {
-                int c = Double.compare(load[x], load[y]);
                 return c != 0 ? c : Integer.compare(x, y);
             });
             boolean swapped = false;
@@ -237,6 +264,8 @@ final class Decode {
                                 break;
                             }
                         }
+                        resort(byLoad, at, load, a);
+                        resort(byLoad, at, load, b);
                         swapped = true;
                         break search;
                     }

@@ -91,6 +91,9 @@ public final class Problem {
 
         /** The cluster's broker racks (duplicates are merged). */
         public Builder racks(Collection<String> clusterRacks) {
+            if (clusterRacks == null) {
+                throw new CoreInputException("the cluster racks are null (pass an empty list when no broker has a rack)");
+            }
             for (String r : clusterRacks) {
                 if (r == null) {
                     throw new CoreInputException("a cluster rack is null");
@@ -114,6 +117,9 @@ public final class Problem {
         }
 
         public Builder member(MemberSpec member) {
+            if (member == null) {
+                throw new CoreInputException("a member is null");
+            }
             if (members.putIfAbsent(member.id(), member) != null) {
                 throw new CoreInputException("member " + member.id() + " is listed twice");
             }

@@ -86,7 +86,7 @@ public final class RackOptimal {
         // Ties between optimal flows are broken towards fewer moves: every cost is scaled by
         // P + 1 and an arc that moves a partition away from an owner who could keep it costs
         // one more. Where the scaled costs would not fit in a long, ties stay unbroken.
-        long nodes = net.nodeCount() + in.groups + (long) in.n * Math.max(0, band.hi - band.lo) + 3;
+        long nodes = net.nodeCount() + in.groups + 3L;
         long scale = in.parts + 1L;
         long big = big(band, maxUnit * scale + 1, in.parts, nodes);
         if (big < 0 || maxUnit > LIMIT / scale) {
@@ -129,20 +129,26 @@ public final class RackOptimal {
                 poolArcs[g][i++] = net.addArc(gn, pool.node[k], count, unit * scale + tie);
             }
         }
+        long floors = 0;
         for (int m = 0; m < in.n; m++) {
-            net.addSupply(memberNode[m], -band.lo);
-            int top = Math.min(band.caps[m], band.hi);
+            floors += band.uniform ? band.lo : band.floors[m];
+        }
+        for (int m = 0; m < in.n; m++) {
+            int floor = band.uniform ? band.lo : band.floors[m];
+            net.addSupply(memberNode[m], -floor);
+            // No member can take more than what the others' floors leave.
+            int top = (int) Math.min(Math.min(band.caps[m], band.hi), in.parts - floors + floor);
             if (band.uniform) {
                 if (top > band.lo) {
                     net.addArc(memberNode[m], sink, top - band.lo, 0);
                 }
             } else {
-                for (int k = band.lo + 1; k <= top; k++) {
+                for (int k = floor + 1; k <= top; k++) {
                     net.addArc(memberNode[m], sink, 1, big * (2L * k - 1));
                 }
             }
         }
-        net.addSupply(sink, -((long) in.parts - (long) band.lo * in.n));
+        net.addSupply(sink, -(in.parts - floors));
         if (net.solve() < 0) {
             throw new IllegalStateException("rack-optimal: no flow meets the balance [" + band.lo + ", " + band.hi
                     + "] (a bug: the band is feasible by construction)");

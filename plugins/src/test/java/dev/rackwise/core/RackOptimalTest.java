@@ -237,4 +237,50 @@ class RackOptimalTest {
         assertValid(noRacks, s);
         assertEquals(0.0, s.cost());
     }
+
+    @Test
+    void hugeCostsStillSolveExactlyWithoutTheMoveTieBreak() {
+        // α = 1e8 leaves no room for the P + 1 scaling of the tie-break; the optimum must not
+        // change: with β = 0 and whole weights the units are linear in α.
+        long seed = Long.getLong("rackwise.seed", 5L);
+        System.out.println("hugeCosts seed=" + seed);
+        java.util.Random rnd = new java.util.Random(seed);
+        for (int round = 0; round < 20; round++) {
+            Problem small = Gen.random(rnd, 3, 6, 3, 30, true);
+            Problem.Builder b = Problem.builder().racks(small.racks()).costs(1e8, 0);
+            small.members().forEach(b::member);
+            small.topics().forEach(b::topic);
+            Problem.Builder c = Problem.builder().racks(small.racks()).costs(1, 0);
+            small.members().forEach(c::member);
+            small.topics().forEach(c::topic);
+            Problem huge = b.build();
+            Solution s = RackOptimal.solve(huge);
+            assertValid(huge, s);
+            assertEquals(RackOptimal.solve(c.build()).objective() * 100_000_000L, s.objective(), "round " + round);
+        }
+    }
+
+    @Test
+    void aMemberAloneOnABigTopicTakesItAll() {
+        List<PartitionSpec> big = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            big.add(new PartitionSpec(List.of("az" + (1 + i % 3)), "az" + (1 + i % 3)));
+        }
+        Problem.Builder b = Problem.builder().racks(List.of("az1", "az2", "az3"))
+                .member("alone", "az1", true, Set.of("big"))
+                .topic("big", big)
+                .topic("small", big.subList(0, 31));
+        for (int m = 0; m < 30; m++) {
+            b.member("m" + m, "az" + (1 + m % 3), true, Set.of("small"));
+        }
+        Problem pb = b.build();
+        Solution s = RackOptimal.solve(pb);
+        assertValid(pb, s);
+        assertEquals(300, s.assignment().get("alone").size());
+        for (int m = 0; m < 30; m++) {
+            int got = s.assignment().get("m" + m).size();
+            assertTrue(got == 1 || got == 2, "m" + m + " has " + got);
+        }
+        assertEquals(200 * 10.0, s.cost(), 1e-9); // alone reads az2's and az3's 200 across
+    }
 }
