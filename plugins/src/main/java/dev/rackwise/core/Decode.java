@@ -10,7 +10,7 @@ import java.util.TreeMap;
 /**
  * Counts to partitions (docs/rack-optimal.md § 5): kept partitions first, then every pooled
  * partition heaviest first to its previous owner when that makes no hot spot, else to the
- * least loaded pool member; then cost-neutral swaps that lower the busiest member's load.
+ * least loaded pool member; then cost-neutral shifts and swaps that lower the busiest member's load.
  * None of it changes the cost or any member's count.
  *
  * <p>Example: one pool {a, b}, counts 1 and 1, weights 5 and 1, no owners: 5 goes to a (least
@@ -108,7 +108,7 @@ final class Decode {
             give(in, p, ms[pick], owner, load, count);
         }
 
-        // 3. Swaps: cost-neutral exchanges that lower the busiest member's load.
+        // 3. Shifts and swaps: cost-neutral moves that lower the busiest member's load.
         if (!sameWeights(in)) {
             swaps(in, owner, load);
         }
@@ -179,6 +179,16 @@ final class Decode {
         return true;
     }
 
+    /** Removes p from the first {@code size} entries of {@code held} (order does not matter). */
+    private static void remove(int[] held, int size, int p) {
+        for (int i = 0; i < size; i++) {
+            if (held[i] == p) {
+                held[i] = held[size - 1];
+                return;
+            }
+        }
+    }
+
     private static void swaps(Instance in, int[] owner, double[] load) {
         int n = in.n;
         int[][] held = new int[n][];
@@ -212,7 +222,7 @@ final class Decode {
                     a = m;
                 }
             }
-            Integer[] mine = new Integer[held[a].length];
+            Integer[] mine = new Integer[size[a]];
             for (int i = 0; i < mine.length; i++) {
                 mine[i] = held[a][i];
             }
@@ -223,6 +233,9 @@ final class Decode {
             boolean swapped = false;
             search:
             for (int p : mine) {
+                if (in.pOwner[p] == a) {
+                    continue; // the spread never moves a partition off its previous owner (§ 5)
+                }
                 double wp = in.pWeight[p];
                 long upa = in.unit(p, a);
                 for (int b : byLoad) {
@@ -232,25 +245,45 @@ final class Decode {
                     if (!in.inClass[in.pClass[p]][b] || in.unit(p, b) != upa) {
                         continue;
                     }
+                    // A shift: b holds one partition fewer, so a and b trade counts.
+                    boolean shift = size[b] == size[a] - 1 && Math.max(load[a] - wp, load[b] + wp) < load[a];
+                    double bestMax = shift ? Math.max(load[a] - wp, load[b] + wp) : 0;
                     int best = -1;
-                    double bestMax = 0;
                     int bestAt = -1;
                     for (int i = 0; i < size[b]; i++) {
                         int q = held[b][i];
                         double wq = in.pWeight[q];
-                        if (!(wq < wp) || !in.inClass[in.pClass[q]][a] || in.unit(q, a) != in.unit(q, b)) {
+                        if (!(wq < wp) || in.pOwner[q] == b || !in.inClass[in.pClass[q]][a]
+                                || in.unit(q, a) != in.unit(q, b)) {
                             continue;
                         }
                         double worst = Math.max(load[a] - wp + wq, load[b] + wp - wq);
                         if (!(worst < load[a])) {
                             continue;
                         }
-                        if (best < 0 || worst < bestMax || worst == bestMax
+                        // ties: the shift, then the lightest q, then (topic, partition)
+                        if ((best < 0 && !shift) || worst < bestMax
+                                || best >= 0 && worst == bestMax
                                 && (wq < in.pWeight[best] || wq == in.pWeight[best] && q < best)) {
                             best = q;
                             bestMax = worst;
                             bestAt = i;
+                            shift = false;
                         }
+                    }
+                    if (shift) {
+                        load[a] -= wp;
+                        load[b] += wp;
+                        owner[p] = b;
+                        remove(held[a], size[a]--, p);
+                        if (size[b] == held[b].length) {
+                            held[b] = Arrays.copyOf(held[b], 2 * held[b].length + 1);
+                        }
+                        held[b][size[b]++] = p;
+                        resort(byLoad, at, load, a);
+                        resort(byLoad, at, load, b);
+                        swapped = true;
+                        break search;
                     }
                     if (best >= 0) {
                         load[a] = load[a] - wp + in.pWeight[best];
