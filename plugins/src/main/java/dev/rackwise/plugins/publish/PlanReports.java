@@ -102,15 +102,17 @@ public final class PlanReports implements PlanSink, AutoCloseable {
     }
 
     private void run() {
+        // Plans whose group or topics cannot be named yet wait here, so one unnamed group never
+        // holds back the others; each is given up RESOLVE_FOR_MS after it was computed.
+        java.util.ArrayDeque<ComputedPlan> waiting = new java.util.ArrayDeque<>();
         while (!closed) {
             try {
-                ComputedPlan plan = queue.poll(500, TimeUnit.MILLISECONDS);
-                if (plan == null) {
-                    continue;
+                ComputedPlan plan = queue.poll(waiting.isEmpty() ? 500 : 250, TimeUnit.MILLISECONDS);
+                if (plan != null) {
+                    publishOrWait(plan, waiting);
                 }
-                PublishedPlan out = resolveAndConvert(plan);
-                if (out != null) {
-                    publisher.offer(out);
+                for (int i = waiting.size(); i > 0 && !closed; i--) {
+                    publishOrWait(waiting.poll(), waiting);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -121,26 +123,21 @@ public final class PlanReports implements PlanSink, AutoCloseable {
         }
     }
 
-    private PublishedPlan resolveAndConvert(ComputedPlan plan) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + RESOLVE_FOR_MS;
-        while (true) {
-            String group = plan.groupId() != null ? plan.groupId() : names.group(plan.memberIds()).orElse(null);
-            Function<String, String> name = key -> {
-                String known = plan.topicNames().get(key);
-                return known != null ? known : names.topic(key);
-            };
-            boolean allNamed = group != null
-                && plan.problem().topics().keySet().stream().allMatch(k -> name.apply(k) != null);
-            if (allNamed) {
-                return convert(plan, group, name, advice, generations);
-            }
-            if (System.currentTimeMillis() > deadline || closed) {
-                unnamed.incrementAndGet();
-                log.info("rackwise: a computed plan is not published: its group or topics could not be named "
-                    + "within {} s", RESOLVE_FOR_MS / 1000);
-                return null;
-            }
-            Thread.sleep(250);
+    private void publishOrWait(ComputedPlan plan, java.util.ArrayDeque<ComputedPlan> waiting) {
+        String group = plan.groupId() != null ? plan.groupId() : names.group(plan.memberIds()).orElse(null);
+        Function<String, String> name = key -> {
+            String known = plan.topicNames().get(key);
+            return known != null ? known : names.topic(key);
+        };
+        boolean named = group != null && plan.problem().topics().keySet().stream().allMatch(k -> name.apply(k) != null);
+        if (named) {
+            publisher.offer(convert(plan, group, name, advice, generations));
+        } else if (System.currentTimeMillis() - plan.createdAtMs() < RESOLVE_FOR_MS && waiting.size() < 1000) {
+            waiting.add(plan);
+        } else {
+            unnamed.incrementAndGet();
+            log.info("rackwise: a computed plan is not published: its group or topics could not be named "
+                + "within {} s", RESOLVE_FOR_MS / 1000);
         }
     }
 
