@@ -51,6 +51,7 @@ class ZoneConfigProviderTest {
         boolean gcpFlavorReply = true;
         String azureCompute = "{\"location\":\"EastUS2\",\"name\":\"vm-1\",\"zone\":\"3\"}";
         long delayMs;
+        boolean trickle; // answer 200, then one byte every 50 ms, never finishing
         Integer status;
         String garbage;
         final List<String> requests = new ArrayList<>();
@@ -86,6 +87,19 @@ class ZoneConfigProviderTest {
             if (b.delayMs > 0) release.await(b.delayMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (b.trickle) {
+            ex.getResponseHeaders().add("Metadata-Flavor", "Google");
+            ex.sendResponseHeaders(200, 100_000);
+            try (OutputStream out = ex.getResponseBody()) {
+                while (!release.await(50, TimeUnit.MILLISECONDS)) {
+                    out.write('a');
+                    out.flush();
+                }
+            } catch (InterruptedException | IOException e) {
+                // the client hung up, or the test is over
+            }
+            return;
         }
         if (b.status != null) { send(ex, b.status, "nope", Map.of()); return; }
         if (b.garbage != null) { send(ex, 200, b.garbage, Map.of("Metadata-Flavor", "Google")); return; }
@@ -241,6 +255,14 @@ class ZoneConfigProviderTest {
         }
         String message = failure(params("azure.endpoint", slowUrl, "sources", "azure", "timeout.ms", "300"));
         assertTrue(message.contains("azure: no answer within 300 ms"), message);
+    }
+
+    @Test
+    void tricklingAnswerIsCutAtTheBudget() throws IOException {
+        Behaviour trickle = new Behaviour();
+        trickle.trickle = true;
+        String message = failure(params("gcp.endpoint", serve(trickle), "sources", "gcp", "timeout.ms", "300"));
+        assertTrue(message.contains("gcp: no answer within 300 ms"), message);
     }
 
     @Test
