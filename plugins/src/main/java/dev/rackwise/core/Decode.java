@@ -21,7 +21,7 @@ final class Decode {
     }
 
     static Solution decode(Instance in, MinCostFlow net, RackOptimal.Pools pool,
-                           int[] directArc, int[][] poolArcs, int[][] poolIds) {
+                           long[] directCount, long[][] poolCount, int[][] poolIds) {
         int n = in.n;
         int[] owner = new int[in.parts];
         Arrays.fill(owner, -1);
@@ -36,16 +36,16 @@ final class Decode {
         for (int g = 0; g < in.groups; g++) {
             int[] ps = in.gParts[g];
             int taken = 0;
-            if (directArc[g] >= 0) {
-                long f = net.flow(directArc[g]);
+            if (directCount[g] > 0) {
+                long f = directCount[g];
                 int m = in.gOwner[g];
                 for (int i = 0; i < f; i++) {
                     give(in, ps[taken++], m, owner, load, count);
                 }
                 given[m] += f;
             }
-            for (int j = 0; j < poolArcs[g].length; j++) {
-                long f = net.flow(poolArcs[g][j]);
+            for (int j = 0; j < poolCount[g].length; j++) {
+                long f = poolCount[g][j];
                 for (int i = 0; i < f; i++) {
                     poolOfPart[ps[taken++]] = poolIds[g][j];
                     pooled++;

@@ -1,6 +1,7 @@
 package dev.rackwise.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,6 +58,11 @@ final class Instance {
     final long[] gTraffic;
     /** D x share, per group and place: {@code gShare[g * places + place]}. */
     final int[] gShare;
+    /**
+     * Groups that differ only in weight, merged (docs/rack-optimal.md § 4 with the weight left
+     * out): per aggregate, its groups in order of their first partition.
+     */
+    final int[][] aggregates;
 
     Instance(Problem pb) {
         alpha = pb.trafficCost();
@@ -180,6 +186,16 @@ final class Instance {
         gParts = new int[groups][];
         gTraffic = new long[groups];
         gShare = new int[groups * places];
+        Map<List<Object>, List<Integer>> merged = new java.util.LinkedHashMap<>();
+        for (int g = 0; g < groups; g++) {
+            GroupKey k = keys.get(g);
+            merged.computeIfAbsent(Arrays.asList(k.cls, k.racks, k.leader, k.owner), x -> new ArrayList<>()).add(g);
+        }
+        aggregates = new int[merged.size()][];
+        int ai = 0;
+        for (List<Integer> gs : merged.values()) {
+            aggregates[ai++] = gs.stream().mapToInt(Integer::intValue).toArray();
+        }
         for (int g = 0; g < groups; g++) {
             GroupKey k = keys.get(g);
             gClass[g] = k.cls;

@@ -14,6 +14,9 @@ import java.util.Arrays;
  * <p>Example: supply 2 at {@code s}, demand 2 at {@code t}, arcs s&rarr;t (cap 1, cost 5) and
  * s&rarr;a&rarr;t (cap 2, cost 1 + 1): the flow is 2 along s&rarr;a&rarr;t, cost 4.
  *
+ * <p>A convex arc ({@link #addConvexArc}) carries units at non-decreasing marginal costs; a
+ * push along it stops where its marginal cost changes, so reduced costs stay exact.
+ *
  * <p>One instance is used by one thread.
  */
 final class MinCostFlow {
@@ -28,6 +31,12 @@ final class MinCostFlow {
     private long[] cap = new long[32];
     private long[] cost = new long[32];
     private long[] original;
+    // Convex arcs: per arc (both directions) an index into the marginal costs, or -1.
+    private int[] convexOf;
+    private long[][] marginal = new long[4][];
+    private int[][] runEnd = new int[4][];
+    private int[][] runStart = new int[4][];
+    private int convexArcs;
 
     int addNode() {
         if (nodes == supply.length) {
@@ -52,6 +61,75 @@ final class MinCostFlow {
         int id = push(from, to, capacity, unitCost);
         push(to, from, 0, -unitCost);
         return id / 2;
+    }
+
+    /**
+     * Adds an arc whose i-th unit costs {@code marginals[i]} (never decreasing, so the cost
+     * is convex): its capacity is {@code marginals.length}. Returns its id.
+     */
+    int addConvexArc(int from, int to, long[] marginals) {
+        for (int i = 0; i < marginals.length; i++) {
+            if (marginals[i] < 0 || i > 0 && marginals[i] < marginals[i - 1]) {
+                throw new IllegalArgumentException("convex arc " + from + "->" + to + ": marginals must be >= 0 and non-decreasing");
+            }
+        }
+        int id = addArc(from, to, marginals.length, marginals.length == 0 ? 0 : marginals[0]);
+        if (convexOf == null) {
+            convexOf = new int[tail.length];
+            Arrays.fill(convexOf, -1);
+        }
+        if (convexOf.length < tail.length) {
+            int old = convexOf.length;
+            convexOf = Arrays.copyOf(convexOf, tail.length);
+            Arrays.fill(convexOf, old, convexOf.length, -1);
+        }
+        if (convexArcs == marginal.length) {
+            marginal = Arrays.copyOf(marginal, convexArcs * 2);
+            runEnd = Arrays.copyOf(runEnd, convexArcs * 2);
+            runStart = Arrays.copyOf(runStart, convexArcs * 2);
+        }
+        int n = marginals.length;
+        int[] end = new int[n];
+        int[] start = new int[n];
+        for (int i = n - 1; i >= 0; i--) {
+            end[i] = i + 1 < n && marginals[i + 1] == marginals[i] ? end[i + 1] : i;
+        }
+        for (int i = 0; i < n; i++) {
+            start[i] = i > 0 && marginals[i - 1] == marginals[i] ? start[i - 1] : i;
+        }
+        marginal[convexArcs] = marginals.clone();
+        runEnd[convexArcs] = end;
+        runStart[convexArcs] = start;
+        convexOf[2 * id] = convexArcs;
+        convexOf[2 * id + 1] = convexArcs;
+        convexArcs++;
+        return id;
+    }
+
+    /** The cost of one more unit on residual arc a (a convex arc's next or last unit). */
+    private long costOf(int a) {
+        if (convexOf == null || a >= convexOf.length || convexOf[a] < 0) {
+            return cost[a];
+        }
+        long[] m = marginal[convexOf[a]];
+        int f = (int) cap[a | 1];
+        if ((a & 1) == 0) {
+            return m[Math.min(f, m.length - 1)];
+        }
+        return -m[Math.max(f - 1, 0)];
+    }
+
+    /** How many units residual arc a carries at its current unit cost. */
+    private long room(int a) {
+        if (convexOf == null || a >= convexOf.length || convexOf[a] < 0) {
+            return cap[a];
+        }
+        int k = convexOf[a];
+        int f = (int) cap[a | 1];
+        if ((a & 1) == 0) {
+            return f >= marginal[k].length ? 0 : runEnd[k][f] - f + 1;
+        }
+        return f == 0 ? 0 : f - runStart[k][f - 1];
     }
 
     private int push(int from, int to, long c, long w) {
@@ -149,7 +227,7 @@ final class MinCostFlow {
                         continue;
                     }
                     int v = head[a];
-                    long nd = dist[u] + cost[a] + pot[u] - pot[v];
+                    long nd = dist[u] + costOf(a) + pot[u] - pot[v];
                     if (nd < dist[v]) {
                         dist[v] = nd;
                         if (size == hk.length) {
@@ -181,7 +259,7 @@ final class MinCostFlow {
                     for (int i = first[u]; i < first[u + 1]; i++) {
                         int a = adj[i];
                         int v = head[a];
-                        if (cap[a] > 0 && level[v] < 0 && cost[a] + pot[u] - pot[v] == 0) {
+                        if (cap[a] > 0 && level[v] < 0 && costOf(a) + pot[u] - pot[v] == 0) {
                             level[v] = level[u] + 1;
                             queue[qt++] = v;
                         }
@@ -198,7 +276,15 @@ final class MinCostFlow {
         // The cost, summed on the arcs the caller added (exact, no potentials involved).
         long c = 0;
         for (int a = 0; a < userArcs; a += 2) {
-            c = Math.addExact(c, Math.multiplyExact(cap[a + 1] - original[a + 1], cost[a]));
+            long f = cap[a + 1] - original[a + 1];
+            if (convexOf != null && a < convexOf.length && convexOf[a] >= 0) {
+                long[] m = marginal[convexOf[a]];
+                for (int i = 0; i < f; i++) {
+                    c = Math.addExact(c, m[i]);
+                }
+            } else {
+                c = Math.addExact(c, Math.multiplyExact(f, cost[a]));
+            }
         }
         return c;
     }
@@ -212,15 +298,20 @@ final class MinCostFlow {
             if (u == snk) {
                 long b = INF;
                 for (int d = 0; d < depth; d++) {
-                    b = Math.min(b, cap[pathArc[d]]);
+                    b = Math.min(b, room(pathArc[d]));
                 }
-                int back = depth;
                 for (int d = 0; d < depth; d++) {
                     int a = pathArc[d];
                     cap[a] -= b;
                     cap[a ^ 1] += b;
-                    if (cap[a] == 0 && d < back) {
+                }
+                // Retreat to the first arc that is full or, being convex, now costs more.
+                int back = depth;
+                for (int d = 0; d < depth; d++) {
+                    int a = pathArc[d];
+                    if (cap[a] == 0 || costOf(a) + pot[tail[a]] - pot[head[a]] != 0) {
                         back = d;
+                        break;
                     }
                 }
                 pushed += b;
@@ -232,7 +323,7 @@ final class MinCostFlow {
             for (; iter[u] < first[u + 1]; iter[u]++) {
                 int a = adj[iter[u]];
                 int v = head[a];
-                if (cap[a] > 0 && level[v] == level[u] + 1 && cost[a] + pot[u] - pot[v] == 0) {
+                if (cap[a] > 0 && level[v] == level[u] + 1 && costOf(a) + pot[u] - pot[v] == 0) {
                     pathArc[depth++] = a;
                     u = v;
                     advanced = true;

@@ -86,7 +86,7 @@ public final class RackOptimal {
         // Ties between optimal flows are broken towards fewer moves: every cost is scaled by
         // P + 1 and an arc that moves a partition away from an owner who could keep it costs
         // one more. Where the scaled costs would not fit in a long, ties stay unbroken.
-        long nodes = net.nodeCount() + in.groups + 3L;
+        long nodes = net.nodeCount() + 3L * in.groups + 3L;
         long scale = in.parts + 1L;
         long big = big(band, maxUnit * scale + 1, in.parts, nodes);
         if (big < 0 || maxUnit > LIMIT / scale) {
@@ -96,38 +96,85 @@ public final class RackOptimal {
         if (big < 0) {
             throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
         }
-        int[] directArc = new int[in.groups];
-        int[][] poolArcs = new int[in.groups][];
+        // One node per aggregate (groups that differ only in weight), then a chain of share
+        // levels: every unit leaves at the lowest share, and the arc up to the next level is
+        // convex, its k-th unit the k-th lightest partition's extra traffic, so the lightest
+        // partitions are the ones that read across racks. Destinations hang off their level.
+        int[][] destArc = new int[in.aggregates.length][];
+        int[][] destPool = new int[in.aggregates.length][];
+        int[][] destShare = new int[in.aggregates.length][];
         int[][] poolIds = new int[in.groups][];
-        for (int g = 0; g < in.groups; g++) {
-            int c = in.gClass[g];
-            int count = in.gParts[g].length;
-            int gn = net.addNode();
-            net.addSupply(gn, count);
-            int owner = in.gOwner[g];
-            directArc[g] = -1;
-            if (owner >= 0) {
-                long unit = in.gTraffic[g] * in.gShare[g * in.places + in.placeOf[owner]];
-                directArc[g] = net.addArc(gn, memberNode[owner], count, unit * scale);
+        for (int ai = 0; ai < in.aggregates.length; ai++) {
+            int[] gs = in.aggregates[ai];
+            int g0 = gs[0];
+            int c = in.gClass[g0];
+            int owner = in.gOwner[g0];
+            int count = 0;
+            for (int g : gs) {
+                count += in.gParts[g].length;
             }
-            long move = owner == Instance.NO_OWNER ? 0 : in.moveUnit;
-            long tie = scale > 1 && owner >= 0 ? 1 : 0;
             int ps = 0;
             for (int q = 0; q < in.places; q++) {
                 ps += poolOf[c * in.places + q] >= 0 ? 1 : 0;
             }
-            poolArcs[g] = new int[ps];
-            poolIds[g] = new int[ps];
+            int[] ids = new int[ps];
+            int nd = ps + (owner >= 0 ? 1 : 0);
+            int[] dPool = new int[nd];
+            int[] dShare = new int[nd];
+            int d = 0;
+            if (owner >= 0) {
+                dPool[d] = -1;
+                dShare[d++] = in.gShare[g0 * in.places + in.placeOf[owner]];
+            }
             int i = 0;
             for (int q = 0; q < in.places; q++) {
                 int k = poolOf[c * in.places + q];
-                if (k < 0) {
-                    continue;
+                if (k >= 0) {
+                    ids[i++] = k;
+                    dPool[d] = k;
+                    dShare[d++] = in.gShare[g0 * in.places + q];
                 }
-                long unit = in.gTraffic[g] * in.gShare[g * in.places + q] + move;
-                poolIds[g][i] = k;
-                poolArcs[g][i++] = net.addArc(gn, pool.node[k], count, unit * scale + tie);
             }
+            for (int g : gs) {
+                poolIds[g] = ids;
+            }
+            int[] levels = java.util.Arrays.stream(dShare).distinct().sorted().toArray();
+            int[] levelNode = new int[levels.length];
+            levelNode[0] = net.addNode();
+            net.addSupply(levelNode[0], count);
+            long[] traffic = new long[count];
+            int t = 0;
+            for (int g : gs) {
+                for (int j = 0; j < in.gParts[g].length; j++) {
+                    traffic[t++] = in.gTraffic[g];
+                }
+            }
+            java.util.Arrays.sort(traffic);
+            for (int l = 1; l < levels.length; l++) {
+                levelNode[l] = net.addNode();
+                long step = (long) (levels[l] - levels[l - 1]) * scale;
+                if (traffic[0] == traffic[count - 1]) {
+                    net.addArc(levelNode[l - 1], levelNode[l], count, traffic[0] * step);
+                } else {
+                    long[] marginals = new long[count];
+                    for (int j = 0; j < count; j++) {
+                        marginals[j] = traffic[j] * step;
+                    }
+                    net.addConvexArc(levelNode[l - 1], levelNode[l], marginals);
+                }
+            }
+            long move = owner == Instance.NO_OWNER ? 0 : in.moveUnit;
+            long tie = scale > 1 && owner >= 0 ? 1 : 0;
+            int[] dArc = new int[nd];
+            for (d = 0; d < nd; d++) {
+                int from = levelNode[java.util.Arrays.binarySearch(levels, dShare[d])];
+                dArc[d] = dPool[d] < 0
+                        ? net.addArc(from, memberNode[owner], count, 0)
+                        : net.addArc(from, pool.node[dPool[d]], count, move * scale + tie);
+            }
+            destArc[ai] = dArc;
+            destPool[ai] = dPool;
+            destShare[ai] = dShare;
         }
         long floors = 0;
         for (int m = 0; m < in.n; m++) {
@@ -153,7 +200,45 @@ public final class RackOptimal {
             throw new IllegalStateException("rack-optimal: no flow meets the balance [" + band.lo + ", " + band.hi
                     + "] (a bug: the band is feasible by construction)");
         }
-        return Decode.decode(in, net, pool, directArc, poolArcs, poolIds);
+        // Back to groups of one weight: heaviest first onto the lowest share (the pairing the
+        // convex arcs priced), the owner before the pools at one share, pools in order.
+        long[] directCount = new long[in.groups];
+        long[][] poolCount = new long[in.groups][];
+        for (int ai = 0; ai < in.aggregates.length; ai++) {
+            int nd = destArc[ai].length;
+            long[] left = new long[nd];
+            Integer[] order = new Integer[nd];
+            for (int d = 0; d < nd; d++) {
+                left[d] = net.flow(destArc[ai][d]);
+                order[d] = d;
+            }
+            int[] share = destShare[ai];
+            java.util.Arrays.sort(order, (x, y) -> share[x] != share[y] ? Integer.compare(share[x], share[y]) : Integer.compare(x, y));
+            Integer[] gs = java.util.Arrays.stream(in.aggregates[ai]).boxed().toArray(Integer[]::new);
+            java.util.Arrays.sort(gs, (x, y) -> {
+                int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
+                return byWeight != 0 ? byWeight : Integer.compare(x, y);
+            });
+            for (int g : gs) {
+                poolCount[g] = new long[poolIds[g].length];
+                long need = in.gParts[g].length;
+                for (int d : order) {
+                    long take = Math.min(need, left[d]);
+                    if (take == 0) {
+                        continue;
+                    }
+                    left[d] -= take;
+                    need -= take;
+                    if (destPool[ai][d] < 0) {
+                        directCount[g] += take;
+                    } else {
+                        // pool destinations follow the direct one, in poolIds order
+                        poolCount[g][d - (nd - poolIds[g].length)] += take;
+                    }
+                }
+            }
+        }
+        return Decode.decode(in, net, pool, directCount, poolCount, poolIds);
     }
 
     /**

@@ -2,7 +2,9 @@ package dev.rackwise.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -88,6 +90,50 @@ class MinCostFlowTest {
                 assertEquals(Arrays.toString(supply), Arrays.toString(net));
                 assertEquals(got, c);
             }
+        }
+    }
+
+    /** Convex arcs against the plain solver with each convex arc as parallel unit arcs. */
+    @Test
+    void convexArcsMatchTheirUnitArcs() {
+        long seed = Long.getLong("rackwise.seed", 17L);
+        System.out.println("MinCostFlowTest convex seed=" + seed);
+        Random rnd = new Random(seed);
+        for (int round = 0; round < 300; round++) {
+            int n = 2 + rnd.nextInt(6);
+            int m = rnd.nextInt(14);
+            List<int[]> units = new ArrayList<>();
+            MinCostFlow f = new MinCostFlow();
+            long[] supply = new long[n];
+            for (int k = 0; k < 3; k++) {
+                int q = rnd.nextInt(5);
+                supply[rnd.nextInt(n)] += q;
+                supply[rnd.nextInt(n)] -= q;
+            }
+            for (int v = 0; v < n; v++) {
+                f.addNode();
+                f.addSupply(v, supply[v]);
+            }
+            for (int i = 0; i < m; i++) {
+                int from = rnd.nextInt(n);
+                int to = rnd.nextInt(n);
+                if (rnd.nextBoolean()) {
+                    long[] marg = new long[rnd.nextInt(5)];
+                    long c = rnd.nextInt(3);
+                    for (int j = 0; j < marg.length; j++) {
+                        c += rnd.nextInt(3) == 0 ? rnd.nextInt(4) : 0;
+                        marg[j] = c;
+                        units.add(new int[] {from, to, 1, (int) c});
+                    }
+                    f.addConvexArc(from, to, marg);
+                } else {
+                    int cap = rnd.nextInt(5);
+                    int cost = rnd.nextInt(6);
+                    units.add(new int[] {from, to, cap, cost});
+                    f.addArc(from, to, cap, cost);
+                }
+            }
+            assertEquals(plain(n, units.toArray(new int[0][]), supply), f.solve(), "seed=" + seed + " round=" + round);
         }
     }
 
