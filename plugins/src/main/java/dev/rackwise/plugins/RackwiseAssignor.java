@@ -130,7 +130,9 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
             log.info("rackwise: group {}: {} members, cost {}, {} moved, {} withheld, in {} us", groupId, subs.size(),
                 solution.cost(), solution.moved(), withheld.size(), micros);
             return out;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | StackOverflowError e) {
+            // a class the jar cannot load (a jar replaced under a running JVM) must not leave
+            // the group without an assignment either
             metrics.recordFallback(INTERNAL);
             log.warn("rackwise: group {} falls back to cooperative-sticky: {}", groupId, e);
         }

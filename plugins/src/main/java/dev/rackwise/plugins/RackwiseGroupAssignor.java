@@ -130,7 +130,9 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             log.debug("rackwise: group {}: {} members, cost {}, {} moved, in {} us", groupId,
                 groupSpec.memberIds().size(), solution.cost(), solution.moved(), micros);
             return out;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError | StackOverflowError e) {
+            // a class the jar cannot load (a jar replaced under a running JVM) must not leave
+            // the group without an assignment either
             metrics.recordFallback(INTERNAL);
             log.warn("rackwise: group {} falls back to uniform: {}", groupId == null ? "?" : groupId, e);
         }
