@@ -7,8 +7,9 @@ import java.util.Arrays;
  * cell, outside JMH, on the very inputs the benchmarks time. Prints tab-separated rows.
  *
  * <p>{@code java -cp target/benchmarks.jar dev.rackwise.bench.jmh.CrossRack broker|classic
- * MEMBERS PARTITIONS_PER_MEMBER TOPICS} where each of the three is a comma list, e.g.
- * {@code broker 100,1000 10,50 10,100}.
+ * MEMBERS PARTITIONS_PER_MEMBER TOPICS [SUBSCRIPTION]} where each of the three is a comma list,
+ * e.g. {@code broker 100,1000 10,50 10,100}; SUBSCRIPTION (HOMOGENEOUS or HETEROGENEOUS) keeps
+ * that one only.
  */
 public final class CrossRack {
     private CrossRack() {
@@ -19,13 +20,17 @@ public final class CrossRack {
         int[] members = ints(args[1]);
         int[] ppm = ints(args[2]);
         int[] topics = ints(args[3]);
+        String only = args.length > 4 ? args[4] : null; // HOMOGENEOUS or HETEROGENEOUS: that one only
         System.out.println("side\tmembers\tppm\ttopics\tsubscription\tassignment\tassignor\tpartitions\tassigned"
             + "\tcross\tcross_bytes_share\tmoved\tmoves_lower_bound\tcertified_optimal\tmin_count\tmax_count"
-            + "\tmax_bytes_over_mean");
+            + "\tmax_bytes_over_mean\tfingerprint");
         for (int m : members) {
             for (int k : ppm) {
                 for (int t : topics) {
                     for (boolean het : new boolean[] {false, true}) {
+                        if (only != null && het != only.equals("HETEROGENEOUS")) {
+                            continue;
+                        }
                         for (boolean inc : new boolean[] {false, true}) {
                             Grid grid = new Grid(m, k, t, het, inc);
                             if (broker) {
@@ -50,10 +55,10 @@ public final class CrossRack {
     }
 
     private static void print(String side, Grid g, boolean het, boolean inc, String assignor, Outcome o) {
-        System.out.printf("%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%d\t%d\t%s\t%d\t%d\t%.3f%n", side, g.members,
+        System.out.printf("%s\t%d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%.4f\t%d\t%d\t%s\t%d\t%d\t%.3f\t%08x%n", side, g.members,
             g.partitionsPerTopic * g.topics / g.members, g.topics, het ? "HETEROGENEOUS" : "HOMOGENEOUS",
             inc ? "INCREMENTAL" : "FULL", assignor, o.partitions(), o.assigned(), o.cross(), o.crossBytesShare(),
-            o.moved(), o.movesLowerBound(), o.certifiedOptimal(), o.minCount(), o.maxCount(), o.maxBytesOverMean());
+            o.moved(), o.movesLowerBound(), o.certifiedOptimal(), o.minCount(), o.maxCount(), o.maxBytesOverMean(), o.fingerprint());
         System.out.flush();
     }
 

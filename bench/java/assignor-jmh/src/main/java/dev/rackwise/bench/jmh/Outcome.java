@@ -16,9 +16,13 @@ import java.util.Map;
  * least the floor, all of it moved, and a member holding more than the ceil sheds the excess.
  * With no cross-rack partition and moves at that bound, no assignment can cost less under
  * KIP-925's costs: the result is the optimum, checked without the solver.
+ *
+ * <p>The fingerprint (a hash of every partition's owner, members by id) tells two builds of an
+ * assignor apart when they do not give the very same assignment.
  */
 public record Outcome(long partitions, long assigned, long cross, double crossBytesShare, long moved,
-                      long movesLowerBound, int minCount, int maxCount, double maxBytesOverMean) {
+                      long movesLowerBound, int minCount, int maxCount, double maxBytesOverMean,
+                      int fingerprint) {
 
     /**
      * @param owner      per global partition index (topic x partitionsPerTopic + partition), the
@@ -61,7 +65,8 @@ public record Outcome(long partitions, long assigned, long cross, double crossBy
         double meanLoad = Arrays.stream(load).sum() / Math.max(1, n);
         return new Outcome(grid.partitions(), assigned, cross, totalBytes == 0 ? 0 : crossBytes / totalBytes,
             previous == null ? -1 : moved, bound, Arrays.stream(count).min().orElse(0),
-            Arrays.stream(count).max().orElse(0), meanLoad == 0 ? 0 : Arrays.stream(load).max().orElse(0) / meanLoad);
+            Arrays.stream(count).max().orElse(0), meanLoad == 0 ? 0 : Arrays.stream(load).max().orElse(0) / meanLoad,
+            Arrays.hashCode(owner));
     }
 
     private static long movesLowerBound(Grid grid, List<String> memberIds, List<int[]> memberTopics, int[] previous) {
