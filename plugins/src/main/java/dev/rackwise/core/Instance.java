@@ -150,6 +150,24 @@ final class Instance {
         pClass = new int[parts];
         pOwner = new int[parts];
         pGroup = new int[parts];
+        // Previous owners by partition index, read in one walk over the map: a TreeMap lookup
+        // per partition (string compares on every level) cost more than the flow itself.
+        int[] topicStart = new int[topicNames.length + 1];
+        Map<String, Integer> topicIndex = new HashMap<>();
+        for (int t = 0; t < topicNames.length; t++) {
+            topicIndex.put(topicNames[t], t);
+            topicStart[t + 1] = topicStart[t] + pb.topics().getOrDefault(topicNames[t], List.of()).size();
+        }
+        String[] previous = new String[parts];
+        for (Map.Entry<TopicPartition, String> e : pb.previousOwners().entrySet()) {
+            Integer t = topicIndex.get(e.getKey().topic());
+            int k = e.getKey().partition();
+            if (t != null && k < topicStart[t + 1] - topicStart[t]) {
+                previous[topicStart[t] + k] = e.getValue();
+            }
+        }
+        // One sorted copy per distinct replica-rack list, shared by the group keys that use it.
+        Map<List<String>, List<String>> sortedRacks = new HashMap<>();
         Map<GroupKey, Integer> groupIndex = new HashMap<>();
         List<GroupKey> keys = new ArrayList<>();
         List<List<Integer>> members0 = new ArrayList<>();
@@ -163,11 +181,12 @@ final class Instance {
                 pNum[p] = k;
                 pWeight[p] = s.weight() == 0 ? 0.0 : s.weight(); // -0.0 is 0.0
                 pClass[p] = c;
-                String owner = pb.previousOwners().get(new TopicPartition(topicNames[t], k));
+                String owner = previous[p];
                 Integer om = owner == null ? null : memberIndex.get(owner);
                 pOwner[p] = owner == null ? NO_OWNER : om == null ? LOST_OWNER : om;
                 int keyOwner = pOwner[p] >= 0 && !inClass[c][pOwner[p]] ? LOST_OWNER : pOwner[p];
-                GroupKey gk = new GroupKey(c, List.copyOf(new TreeSet<>(s.replicaRacks())),
+                List<String> racksKey = sortedRacks.computeIfAbsent(s.replicaRacks(), r -> List.copyOf(new TreeSet<>(r)));
+                GroupKey gk = new GroupKey(c, racksKey,
                         byLeader ? s.leaderRack() : null, Double.doubleToLongBits(pWeight[p]), keyOwner);
                 Integer g = groupIndex.get(gk);
                 if (g == null) {

@@ -58,13 +58,16 @@ public final class BrokerProblem {
             subscribed.addAll(spec.memberSubscription(m).subscribedTopicIds());
         }
         Set<String> racks = new TreeSet<>();
-        Set<Uuid> present = new HashSet<>();
+        // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
+        // is a base64 encoding, and members x topics plus every owned partition asked for it.
+        Map<Uuid, String> present = new HashMap<>();
         for (Uuid id : subscribed) {
             int count = topics.numPartitions(id);
             if (count < 0) {
                 continue; // deleted or not yet known: nobody can be given it
             }
-            present.add(id);
+            String key = id.toString();
+            present.put(id, key);
             String name = names.get(id);
             List<PartitionSpec> parts = new ArrayList<>(count);
             for (int p = 0; p < count; p++) {
@@ -76,7 +79,7 @@ public final class BrokerProblem {
                 double weight = name == null ? 1.0 : advice.weight(name, p);
                 parts.add(new PartitionSpec(sorted, leader, weight));
             }
-            b.topic(id.toString(), parts);
+            b.topic(key, parts);
         }
         b.racks(racks);
         for (String m : spec.memberIds()) {
@@ -84,8 +87,9 @@ public final class BrokerProblem {
             String rack = sub.rackId().filter(r -> !r.isEmpty()).orElse(null);
             List<String> mine = new ArrayList<>();
             for (Uuid id : sub.subscribedTopicIds()) {
-                if (present.contains(id)) {
-                    mine.add(id.toString());
+                String key = present.get(id);
+                if (key != null) {
+                    mine.add(key);
                 }
             }
             b.member(m, rack, followerFetching && rack != null, mine);
@@ -94,13 +98,14 @@ public final class BrokerProblem {
         Map<TopicPartition, String> owner = new HashMap<>();
         for (String m : new TreeSet<>(spec.memberIds())) {
             for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
-                if (!present.contains(e.getKey())) {
+                String key = present.get(e.getKey());
+                if (key == null) {
                     continue;
                 }
                 int count = topics.numPartitions(e.getKey());
                 for (int p : e.getValue()) {
                     if (p >= 0 && p < count) {
-                        owner.putIfAbsent(new TopicPartition(e.getKey().toString(), p), m);
+                        owner.putIfAbsent(new TopicPartition(key, p), m);
                     }
                 }
             }
