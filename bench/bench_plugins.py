@@ -98,6 +98,21 @@ class BrokerFiles:
             total += (int(fields[11]) + int(fields[12])) / tick
         return total
 
+    def threads(self) -> dict[str, float]:
+        """CPU seconds of the brokers' threads by name, digits dropped (``C2 CompilerThre``,
+        ``group-coordinat``, ``data-plane-kafk``...: Linux keeps 15 characters)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        out: dict[str, float] = {}
+        for pid in self.pids:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                try:
+                    name = re.sub(r"[-#]?\d+", "", (task / "comm").read_text().strip())
+                    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:  # the thread ended
+                    continue
+                out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        return out
+
     def lines(self, needle: str) -> list[str]:
         """Every server.log line (rolled files too) holding ``needle``."""
         out: list[str] = []
@@ -159,20 +174,27 @@ def _reconciled(admin: AdminClient, group: str, members: int) -> bool:
     )
 
 
-def _settled(members: Sequence[RdkafkaConsumer], partitions: int, per_partition: int) -> bool:
-    """The clients' view: every partition owned by exactly one member, which received all
-    its records."""
-    owned: dict[int, RdkafkaConsumer] = {}
-    for m in members:
-        for _, p in m.assignment():
-            if p in owned:
-                return False
-            owned[p] = m
-    if len(owned) != partitions:
-        return False
-    fetched = {m: m.fetches() for m in members}
-    return all(fetched[m].get((m.topic, p)) is not None
-               and fetched[m][(m.topic, p)].records >= per_partition for p, m in owned.items())
+@dataclass(frozen=True)
+class Progress:
+    """The clients' view at one instant: partitions owned by exactly one member, and of those
+    the ones whose owner received all their records."""
+
+    owned: int
+    complete: int
+
+    @classmethod
+    def of(cls, members: Sequence[RdkafkaConsumer], per_partition: int) -> Progress:
+        owners: dict[int, list[RdkafkaConsumer]] = {}
+        for m in members:
+            for _, p in m.assignment():
+                owners.setdefault(p, []).append(m)
+        once = {p: ms[0] for p, ms in owners.items() if len(ms) == 1}
+        fetched = {id(m): m.fetches() for m in members}
+        complete = 0
+        for p, m in once.items():
+            f = fetched[id(m)].get((m.topic, p))
+            complete += f is not None and f.records >= per_partition
+        return cls(len(once), complete)
 
 
 def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles, topic: str,
@@ -182,22 +204,41 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
     group = f"{topic}-{assignor}"
     placement = _placement(args.partitions)
     members: list[RdkafkaConsumer] = []
-    cpu0 = files.cpu()
+    cpu0, threads0 = files.cpu(), files.threads()
     began = time.monotonic()
     try:
         for i in range(args.members):
             members.append(RdkafkaConsumer(args.bootstrap, group, topic, RACKS[i % 3],
                                            assignor=assignor, stats_ms=500))
             time.sleep(args.join_gap)  # members join a little apart, as a deployment rolls out
+        joined = time.monotonic() - began
         deadline = time.monotonic() + args.timeout
         settled = False
+        # Seconds from the first member's start to the last time each state was reached.
+        marks: dict[str, float] = {}
+        was = Progress(0, 0)
+        last_print = 0.0
         while not settled and time.monotonic() < deadline:
             time.sleep(0.5)
-            settled = (_settled(members, args.partitions, args.records_per_partition)
-                       and _reconciled(admin, group, args.members))
+            now = time.monotonic() - began
+            progress = Progress.of(members, args.records_per_partition)
+            if progress.owned == args.partitions and was.owned != args.partitions:
+                marks["all_owned_s"] = round(now, 1)
+            if progress.complete == args.partitions:
+                if was.complete != args.partitions:
+                    marks["all_read_s"] = round(now, 1)
+                settled = _reconciled(admin, group, args.members)
+            was = progress
+            if now - last_print >= 10:
+                last_print = now
+                print(f"  {assignor} {now:.0f}s: {progress.owned} owned once, "
+                      f"{progress.complete} read to the end", file=sys.stderr, flush=True)
+        marks["reconciled_s"] = round(time.monotonic() - began, 1)
         time.sleep(1.2)  # one more statistics round (500 ms) for the last bytes
         views = [m.view() for m in members]
         cpu = files.cpu() - cpu0
+        spent = {k: v - threads0.get(k, 0.0) for k, v in files.threads().items()}
+        threads = {k: round(v, 1) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])[:8]}
         elapsed = time.monotonic() - began
         coordinator = _coordinator(files, group)  # the computations while it formed and consumed
     finally:
@@ -224,6 +265,7 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         "cross_rack_bytes": cross_bytes, "fetched_bytes": total_bytes,
         "cross_rack_bytes_pct": round(100 * cross_bytes / total_bytes, 1) if total_bytes else None,
         "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
+        "joined_s": round(joined, 1), **marks, "broker_threads": threads,
         "broker_cpu_with_leave_s": round(cpu_total, 1),
         "coordinator": coordinator,
         "coordinator_with_leave": _coordinator(files, group),
