@@ -181,6 +181,7 @@ class Progress:
 
     owned: int
     complete: int
+    done: frozenset[int] = frozenset()
 
     @classmethod
     def of(cls, members: Sequence[RdkafkaConsumer], per_partition: int) -> Progress:
@@ -190,11 +191,10 @@ class Progress:
                 owners.setdefault(p, []).append(m)
         once = {p: ms[0] for p, ms in owners.items() if len(ms) == 1}
         fetched = {id(m): m.fetches() for m in members}
-        complete = 0
-        for p, m in once.items():
-            f = fetched[id(m)].get((m.topic, p))
-            complete += f is not None and f.records >= per_partition
-        return cls(len(once), complete)
+        done = frozenset(p for p, m in once.items()
+                         if (f := fetched[id(m)].get((m.topic, p))) is not None
+                         and f.records >= per_partition)
+        return cls(len(once), len(done), done)
 
 
 def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles, topic: str,
@@ -217,6 +217,7 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         # Seconds from the first member's start to the last time each state was reached.
         marks: dict[str, float] = {}
         was = Progress(0, 0)
+        done_at: dict[int, float] = {}  # partition -> when its owner had read it to the end
         last_print = 0.0
         while not settled and time.monotonic() < deadline:
             time.sleep(0.5)
@@ -228,6 +229,8 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
                 if was.complete != args.partitions:
                     marks["all_read_s"] = round(now, 1)
                 settled = _reconciled(admin, group, args.members)
+            for p in progress.done:
+                done_at.setdefault(p, now)
             was = progress
             if now - last_print >= 10:
                 last_print = now
@@ -257,6 +260,16 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
             total_bytes += f.bytes
             fetched_rack = racks.get(f.fetched_from) if f.fetched_from is not None else None
             cross_bytes += f.bytes if fetched_rack != v.rack else 0
+    # When partitions were read to the end, by where their owner fetched them from.
+    by_source: dict[str, list[float]] = {"leader": [], "follower": []}
+    for v in views:
+        for tp in v.assignment:
+            f = v.fetches.get(tp)
+            if f is not None and f.fetched_from is not None and tp[1] in done_at:
+                leader = placement[tp[1]][0]
+                by_source["leader" if f.fetched_from == leader else "follower"].append(done_at[tp[1]])
+    read_at = {k: {"partitions": len(ts), "median_s": round(statistics.median(ts), 1),
+                   "max_s": round(max(ts), 1)} for k, ts in by_source.items() if ts}
     loads = [len(v.assignment) for v in views]
     return {
         "assignor": assignor, "group": group, "settled": settled, "assigned": sum(loads),
@@ -265,7 +278,8 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         "cross_rack_bytes": cross_bytes, "fetched_bytes": total_bytes,
         "cross_rack_bytes_pct": round(100 * cross_bytes / total_bytes, 1) if total_bytes else None,
         "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
-        "joined_s": round(joined, 1), **marks, "broker_threads": threads,
+        "joined_s": round(joined, 1), **marks, "read_to_end_at": read_at,
+        "broker_threads": threads,
         "broker_cpu_with_leave_s": round(cpu_total, 1),
         "coordinator": coordinator,
         "coordinator_with_leave": _coordinator(files, group),
