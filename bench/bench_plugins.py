@@ -52,8 +52,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from confluent_kafka import Producer  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+from confluent_kafka import Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # noqa: E402
 
 from agent.dev.testbed import Testbed  # noqa: E402
 from agent.dev.wire import RdkafkaConsumer  # noqa: E402
@@ -141,6 +141,39 @@ def _create(admin: AdminClient, topic: str, placement: list[list[int]]) -> None:
             return
         time.sleep(0.2)
     raise SystemExit(f"topic {topic} did not get leaders")
+
+
+def _write(args: argparse.Namespace, admin: AdminClient, topic: str) -> None:
+    """Exactly ``--records-per-partition`` records in every partition, all acknowledged, before
+    any group starts: on a loaded machine one flush() can return with records still in flight,
+    and the first group would then wait for them (and its window pay for writing them)."""
+    rng = random.Random(args.seed)
+    producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 20,
+                         "enable.idempotence": True})
+    failed: list[str] = []
+
+    def delivered(err: Any, _msg: Any) -> None:
+        if err is not None:
+            failed.append(str(err))
+
+    for i in range(args.partitions * args.records_per_partition):
+        producer.produce(topic, value=rng.randbytes(100), partition=i % args.partitions,
+                         on_delivery=delivered)
+        if i % 10000 == 0:
+            producer.poll(0)
+    deadline = time.monotonic() + 600
+    while producer.flush(10) > 0:
+        if time.monotonic() > deadline:
+            raise SystemExit("records still unacknowledged after 600 s")
+    if failed:
+        raise SystemExit(f"{len(failed)} records failed: {failed[0]}")
+    tps = [TopicPartition(topic, p) for p in range(args.partitions)]
+    latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+    ends = admin.list_offsets({tp: latest for tp in tps}, request_timeout=60)
+    short = [tp.partition for tp, f in ends.items()
+             if f.result(90).offset != args.records_per_partition]
+    if short:
+        raise SystemExit(f"partitions {short[:10]} do not hold {args.records_per_partition} records")
 
 
 def _coordinator(files: BrokerFiles, group: str) -> dict[str, Any]:
@@ -327,13 +360,7 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
     prefix = f"bench-live-{uuid.uuid4().hex[:6]}"
     topic = f"{prefix}-data"
     _create(admin, topic, _placement(args.partitions))
-    rng = random.Random(args.seed)
-    producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 20})
-    for i in range(args.partitions * args.records_per_partition):
-        producer.produce(topic, value=rng.randbytes(100), partition=i % args.partitions)
-        if i % 10000 == 0:
-            producer.poll(0)
-    producer.flush(60)
+    _write(args, admin, topic)
     agent = None
     out: dict[str, Any] = {"topic": topic}
     try:
