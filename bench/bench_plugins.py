@@ -1,24 +1,34 @@
-"""Kafka's plug-in points in front of the agent: request latency and a live KIP-848 group.
+"""Kafka's plug-in points live: a KIP-848 group with rackwise, uniform and range side by side.
 
-Two measurements on the testbed (brokers with the plug-in jar, see `rackwise testbed up`):
+A live KIP-848 group of confluent-kafka consumers (``group.protocol=consumer``) over a
+rack-skewed topic on the testbed (brokers with the plug-in jar: ``rackwise testbed up`` once
+``plugins/target/rackwise-plugins.jar`` is built), run once per broker assignor
+(``group.remote.assignor`` = ``rackwise``, ``uniform``, ``range``), all in one run, on the same
+topic, with the same members spread over az1..az3 (``client.rack``). For each assignor:
 
-1. ``latency``: request -> plan through the real topics. A producer writes the request the
-   plug-ins write (protocol.request, the Java encoder's format) for a group of N members
-   (two partitions per member, 3 racks, RF 2), and a read_committed consumer waits for the
-   plan with that request id on ``rackwise.plans``. p50/p99 over ``--requests`` requests per
-   size; the agent runs in its own process, as in production.
-2. ``live``: a live KIP-848 group of confluent-kafka consumers (``group.protocol=consumer``)
-   over a rack-skewed topic, run once per broker assignor (``group.remote.assignor`` =
-   ``rackwise``, ``uniform``, ``range``), all three in one run. For each: the cross-rack
-   partitions of the assignment the members report, and the cross-rack bytes they fetched
-   (librdkafka statistics: the broker each partition is fetched from, ``rxbytes``), plus the
-   brokers' CPU seconds while the group formed and consumed.
+- the cross-rack partitions of the assignment the members report, and the bytes they fetched
+  of them (librdkafka statistics: the broker each partition is fetched from, ``rxbytes``),
+  cross-rack and in total;
+- the brokers' CPU seconds (user + system of the testbed's broker JVMs, from /proc) while the
+  group formed and consumed, and again including the members' leaving and a settle pause;
+- the group coordinator's own "Computed a new target assignment for epoch N with 'X' assignor
+  in M ms" lines for that group, from the brokers' server.log (count, median, max);
+- the plug-in's fallbacks ("rackwise: group ... falls back"), from the same logs.
 
-Usage::
+``RackwiseGroupAssignor`` decides in-process on the brokers (plugins/README.md §3), so this is a
+cold start by default: no agent runs, and the group is rack-optimal from its first target
+assignment. ``--agent`` starts ``rackwise agent run`` as its own process (as in production) and
+lets it advise (``rackwise.advice``) before the groups form.
 
-    .venv/bin/rackwise testbed up
-    .venv/bin/python bench/bench_plugins.py latency --sizes 10,100,1000
-    .venv/bin/python bench/bench_plugins.py live --members 30 --partitions 600
+The request -> plan latency mode of ISSUE 14 is gone with the consumer request/reply path it
+measured (``protocol/request.py``): consumer groups send no requests any more.
+
+Usage (a testbed of one's own: the CPU figures read its broker pids and logs)::
+
+    export RACKWISE_TESTBED_PORT_BASE=25092 RACKWISE_TESTBED_DIR=/tmp/tb-livebench
+    mvn -B -q -f plugins/pom.xml package && .venv/bin/rackwise testbed up
+    .venv/bin/python bench/bench_plugins.py live --members 30 --partitions 600 --seed 1
+    .venv/bin/rackwise testbed down
 """
 
 from __future__ import annotations
@@ -27,39 +37,96 @@ import argparse
 import json
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from confluent_kafka import Consumer, Producer  # noqa: E402
-from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+from confluent_kafka import Producer, TopicPartition  # noqa: E402
+from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # noqa: E402
 
-from agent.routing import KIND_HEADER, group_partition, header_value  # noqa: E402
-from protocol.consumer import java_subscription  # noqa: E402
-from protocol.request import (  # noqa: E402
-    REQUEST_ID_HEADER,
-    AssignRequest,
-    RequestMember,
-    RequestTopic,
-    encode_request,
+from agent.dev.testbed import Testbed  # noqa: E402
+from agent.dev.wire import RdkafkaConsumer  # noqa: E402
+
+RACKS = ("az1", "az2", "az3")
+ASSIGNORS = ("rackwise", "uniform", "range")
+# GroupMetadataManager (Kafka 4.3.1), INFO:
+# "[GroupId g] Computed a new target assignment for epoch 5 with 'uniform' assignor in 3ms."
+TARGET_LINE = re.compile(
+    r"\[GroupId (?P<group>\S+)\] Computed a new target assignment for epoch (?P<epoch>\d+) "
+    r"with '(?P<assignor>[^']+)' assignor in (?P<ms>\d+)ms"
 )
 
-BOOTSTRAP = "127.0.0.1:19092,127.0.0.1:19192,127.0.0.1:19292"
-RACKS = ("az1", "az2", "az3")
+
+@dataclass(frozen=True)
+class BrokerFiles:
+    """The testbed's broker pids (for CPU) and server logs (for the coordinator's lines)."""
+
+    pids: tuple[int, ...]
+    logs: tuple[Path, ...]
+
+    @classmethod
+    def of(cls, testbed_dir: Path) -> BrokerFiles:
+        pids = []
+        for f in sorted((testbed_dir / "pids").glob("n*")):
+            try:
+                pids.append(int(f.read_text().strip()))
+            except (OSError, ValueError):
+                continue
+        logs = tuple(sorted((testbed_dir / "logs").glob("n*")))
+        if len(pids) != 3 or len(logs) != 3:
+            raise SystemExit(f"no running testbed in {testbed_dir} (pids {pids}): "
+                             "rackwise testbed up, with the same RACKWISE_TESTBED_DIR")
+        return cls(tuple(pids), logs)
+
+    def cpu(self) -> float:
+        """CPU seconds (utime + stime) of the testbed's broker JVMs."""
+        tick = os.sysconf("SC_CLK_TCK")
+        total = 0.0
+        for pid in self.pids:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        return total
+
+    def threads(self) -> dict[str, float]:
+        """CPU seconds of the brokers' threads by name, digits dropped (``C2 CompilerThre``,
+        ``group-coordinat``, ``data-plane-kafk``...: Linux keeps 15 characters)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        out: dict[str, float] = {}
+        for pid in self.pids:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                try:
+                    name = re.sub(r"[-#]?\d+", "", (task / "comm").read_text().strip())
+                    fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:  # the thread ended
+                    continue
+                out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+        return out
+
+    def lines(self, needle: str) -> list[str]:
+        """Every server.log line (rolled files too) holding ``needle``."""
+        out: list[str] = []
+        for d in self.logs:
+            for log in sorted(d.glob("server.log*")):
+                with open(log, encoding="utf-8", errors="replace") as fh:
+                    out.extend(line for line in fh if needle in line)
+        return out
 
 
-def _placement(partitions: int, skew: bool) -> list[list[int]]:
-    if skew:  # two thirds of the partitions live in az1+az2 only: az3 members read remote
-        return [[1, 2] if p % 3 else [2 + (p % 2), 3 - (p % 2)] for p in range(partitions)]
-    return [[1 + p % 3, 1 + (p + 1) % 3] for p in range(partitions)]
+def _placement(partitions: int) -> list[list[int]]:
+    """Rack-skewed RF 2: two thirds of the partitions live in az1+az2 only (az3's members
+    read them remotely whoever owns them), the rest in az2+az3 or az3+az2."""
+    return [[1, 2] if p % 3 else [2 + (p % 2), 3 - (p % 2)] for p in range(partitions)]
 
 
 def _create(admin: AdminClient, topic: str, placement: list[list[int]]) -> None:
@@ -76,15 +143,189 @@ def _create(admin: AdminClient, topic: str, placement: list[list[int]]) -> None:
     raise SystemExit(f"topic {topic} did not get leaders")
 
 
+def _write(args: argparse.Namespace, admin: AdminClient, topic: str) -> None:
+    """Exactly ``--records-per-partition`` records in every partition, all acknowledged, before
+    any group starts: on a loaded machine one flush() can return with records still in flight,
+    and the first group would then wait for them (and its window pay for writing them)."""
+    rng = random.Random(args.seed)
+    producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 20,
+                         "enable.idempotence": True})
+    failed: list[str] = []
+
+    def delivered(err: Any, _msg: Any) -> None:
+        if err is not None:
+            failed.append(str(err))
+
+    for i in range(args.partitions * args.records_per_partition):
+        producer.produce(topic, value=rng.randbytes(100), partition=i % args.partitions,
+                         on_delivery=delivered)
+        if i % 10000 == 0:
+            producer.poll(0)
+    deadline = time.monotonic() + 600
+    while producer.flush(10) > 0:
+        if time.monotonic() > deadline:
+            raise SystemExit("records still unacknowledged after 600 s")
+    if failed:
+        raise SystemExit(f"{len(failed)} records failed: {failed[0]}")
+    tps = [TopicPartition(topic, p) for p in range(args.partitions)]
+    latest = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+    ends = admin.list_offsets({tp: latest for tp in tps}, request_timeout=60)
+    short = [tp.partition for tp, f in ends.items()
+             if f.result(90).offset != args.records_per_partition]
+    if short:
+        raise SystemExit(f"partitions {short[:10]} do not hold {args.records_per_partition} records")
+
+
+def _coordinator(files: BrokerFiles, group: str) -> dict[str, Any]:
+    """The coordinator's target-assignment computations for ``group``: count, ms median/max."""
+    ms = []
+    names = set()
+    for line in files.lines(f"[GroupId {group}] Computed a new target assignment"):
+        m = TARGET_LINE.search(line)
+        if m and m["group"] == group:
+            ms.append(int(m["ms"]))
+            names.add(m["assignor"])
+    return {"computed": len(ms), "assign_ms_median": statistics.median(ms) if ms else None,
+            "assign_ms_max": max(ms) if ms else None, "assignor_names": sorted(names)}
+
+
+def _fallbacks(files: BrokerFiles, group: str) -> int:
+    return len(files.lines(f"rackwise: group {group} falls back"))
+
+
+def _reconciled(admin: AdminClient, group: str, members: int) -> bool:
+    """The coordinator's view: every member joined and owns its target assignment."""
+    try:
+        desc = admin.describe_consumer_groups([group], request_timeout=10)[group].result(15)
+    except Exception:  # noqa: BLE001 - not described yet: ask again
+        return False
+    return len(desc.members) == members and all(
+        m.target_assignment is not None
+        and {(tp.topic, tp.partition) for tp in m.assignment.topic_partitions}
+        == {(tp.topic, tp.partition) for tp in m.target_assignment.topic_partitions}
+        for m in desc.members
+    )
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The clients' view at one instant: partitions owned by exactly one member, and of those
+    the ones whose owner received all their records."""
+
+    owned: int
+    complete: int
+    done: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(cls, members: Sequence[RdkafkaConsumer], per_partition: int) -> Progress:
+        owners: dict[int, list[RdkafkaConsumer]] = {}
+        for m in members:
+            for _, p in m.assignment():
+                owners.setdefault(p, []).append(m)
+        once = {p: ms[0] for p, ms in owners.items() if len(ms) == 1}
+        fetched = {id(m): m.fetches() for m in members}
+        done = frozenset(p for p, m in once.items()
+                         if (f := fetched[id(m)].get((m.topic, p))) is not None
+                         and f.records >= per_partition)
+        return cls(len(once), len(done), done)
+
+
+def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles, topic: str,
+                assignor: str, racks: dict[int, str | None]) -> dict[str, Any]:
+    """One group until it is settled (the coordinator's target reached, every record read by
+    its partition's owner), then its members leave."""
+    group = f"{topic}-{assignor}"
+    placement = _placement(args.partitions)
+    members: list[RdkafkaConsumer] = []
+    cpu0, threads0 = files.cpu(), files.threads()
+    began = time.monotonic()
+    try:
+        for i in range(args.members):
+            members.append(RdkafkaConsumer(args.bootstrap, group, topic, RACKS[i % 3],
+                                           assignor=assignor, stats_ms=500))
+            time.sleep(args.join_gap)  # members join a little apart, as a deployment rolls out
+        joined = time.monotonic() - began
+        deadline = time.monotonic() + args.timeout
+        settled = False
+        # Seconds from the first member's start to the last time each state was reached.
+        marks: dict[str, float] = {}
+        was = Progress(0, 0)
+        done_at: dict[int, float] = {}  # partition -> when its owner had read it to the end
+        last_print = 0.0
+        while not settled and time.monotonic() < deadline:
+            time.sleep(0.5)
+            now = time.monotonic() - began
+            progress = Progress.of(members, args.records_per_partition)
+            if progress.owned == args.partitions and was.owned != args.partitions:
+                marks["all_owned_s"] = round(now, 1)
+            if progress.complete == args.partitions:
+                if was.complete != args.partitions:
+                    marks["all_read_s"] = round(now, 1)
+                settled = _reconciled(admin, group, args.members)
+            for p in progress.done:
+                done_at.setdefault(p, now)
+            was = progress
+            if now - last_print >= 10:
+                last_print = now
+                print(f"  {assignor} {now:.0f}s: {progress.owned} owned once, "
+                      f"{progress.complete} read to the end", file=sys.stderr, flush=True)
+        marks["reconciled_s"] = round(time.monotonic() - began, 1)
+        time.sleep(1.2)  # one more statistics round (500 ms) for the last bytes
+        views = [m.view() for m in members]
+        cpu = files.cpu() - cpu0
+        spent = {k: v - threads0.get(k, 0.0) for k, v in files.threads().items()}
+        threads = {k: round(v, 1) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])[:8]}
+        elapsed = time.monotonic() - began
+        coordinator = _coordinator(files, group)  # the computations while it formed and consumed
+    finally:
+        for m in members:
+            m.stop()
+    time.sleep(args.pause)  # the leaving members' epochs, the plug-in's background reports
+    cpu_total = files.cpu() - cpu0
+    cross_parts = total_bytes = cross_bytes = 0
+    for v in views:
+        for tp in v.assignment:
+            if v.rack not in {racks[b] for b in placement[tp[1]]}:
+                cross_parts += 1
+            f = v.fetches.get(tp)
+            if f is None:
+                continue
+            total_bytes += f.bytes
+            fetched_rack = racks.get(f.fetched_from) if f.fetched_from is not None else None
+            cross_bytes += f.bytes if fetched_rack != v.rack else 0
+    # When partitions were read to the end, by where their owner fetched them from.
+    by_source: dict[str, list[float]] = {"leader": [], "follower": []}
+    for v in views:
+        for tp in v.assignment:
+            f = v.fetches.get(tp)
+            if f is not None and f.fetched_from is not None and tp[1] in done_at:
+                leader = placement[tp[1]][0]
+                by_source["leader" if f.fetched_from == leader else "follower"].append(done_at[tp[1]])
+    read_at = {k: {"partitions": len(ts), "median_s": round(statistics.median(ts), 1),
+                   "max_s": round(max(ts), 1)} for k, ts in by_source.items() if ts}
+    loads = [len(v.assignment) for v in views]
+    return {
+        "assignor": assignor, "group": group, "settled": settled, "assigned": sum(loads),
+        "max_load": max(loads), "min_load": min(loads),
+        "cross_rack_partitions": cross_parts,
+        "cross_rack_bytes": cross_bytes, "fetched_bytes": total_bytes,
+        "cross_rack_bytes_pct": round(100 * cross_bytes / total_bytes, 1) if total_bytes else None,
+        "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
+        "joined_s": round(joined, 1), **marks, "read_to_end_at": read_at,
+        "broker_threads": threads,
+        "broker_cpu_with_leave_s": round(cpu_total, 1),
+        "coordinator": coordinator,
+        "coordinator_with_leave": _coordinator(files, group),
+        "fallbacks": _fallbacks(files, group),
+    }
+
+
 def _start_agent(bootstrap: str, prefix: str) -> tuple[subprocess.Popen[bytes], Path]:
+    """``rackwise agent run`` as its own process; it advises every topic (advice.topics)."""
     cfg = {
-        "bootstrap": bootstrap,
-        "instance_id": prefix,
-        "transactional_id_prefix": prefix,
-        "input": {"group_id": f"{prefix}-agents"},
-        "topics": {"partitions": 3},
-        "ops": {"port": 0},
-        "log": {"level": "INFO", "format": "json"},
+        "bootstrap": bootstrap, "instance_id": prefix, "transactional_id_prefix": prefix,
+        "input": {"group_id": f"{prefix}-agents"}, "topics": {"partitions": 3},
+        "ops": {"port": 0}, "log": {"level": "INFO", "format": "json"},
     }
     tmp = Path(tempfile.mkdtemp(prefix="bench-plugins-"))
     (tmp / "agent.json").write_text(json.dumps(cfg))
@@ -96,259 +337,78 @@ def _start_agent(bootstrap: str, prefix: str) -> tuple[subprocess.Popen[bytes], 
     return proc, tmp
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], log: Path, partitions: int, timeout: float = 180) -> None:
-    """Until the agent serves every request partition: it first reads back the plans of the
-    groups it owns, which takes longer the more plans the plans topic holds."""
-    deadline = time.monotonic() + timeout
-    while log.read_text(errors="replace").count('"partition ready"') < partitions:
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the agent did not become ready; see {log}")
-        time.sleep(0.2)
-
-
 def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(60)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait(10)
 
 
-def latency(args: argparse.Namespace) -> dict[str, Any]:
-    admin = AdminClient({"bootstrap.servers": args.bootstrap})
-    prefix = f"bench-req-{uuid.uuid4().hex[:6]}"
-    agent, tmp = _start_agent(args.bootstrap, prefix)
-    producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 0})
-    replies = Consumer({
-        "bootstrap.servers": args.bootstrap, "group.id": f"{prefix}-replies",
-        "auto.offset.reset": "latest", "enable.auto.commit": False,
-        "isolation.level": "read_committed",
-    })
-    out: dict[str, Any] = {}
-    try:
-        replies.subscribe(["rackwise.plans", "rackwise.deadletter"])
-        deadline = time.monotonic() + 60
-        while not replies.assignment() and time.monotonic() < deadline:
-            replies.poll(0.2)
-        _wait_ready(agent, tmp / "agent.log", 3)
-        for n in args.sizes:
-            topic = f"{prefix}-n{n}"
-            _create(admin, topic, _placement(2 * n, skew=False))
-            time.sleep(args.settle)  # brokers start 2N partitions' leaders and fetchers first
-            members = tuple(
-                RequestMember(f"m{i:04d}", None, java_subscription([topic], rack_id=RACKS[i % 3]))
-                for i in range(n)
-            )
-            value = encode_request(AssignRequest("consumer", (RequestTopic(topic, 2 * n),), members))
-            group = f"{prefix}-g{n}"
-            times: list[float] = []
-            for _ in range(args.requests + 1):
-                rid = str(uuid.uuid4())
-                began = time.perf_counter()
-                producer.produce("rackwise.requests", key=group.encode(), value=value,
-                                 partition=group_partition(group, 3),
-                                 headers=[(REQUEST_ID_HEADER, rid.encode()), (KIND_HEADER, b"consumer")])
-                producer.flush(10)
-                answered = False
-                limit = time.monotonic() + 30
-                while not answered and time.monotonic() < limit:
-                    for msg in replies.consume(100, 0.05):
-                        if msg.error() is None and header_value(msg.headers(), REQUEST_ID_HEADER) == rid:
-                            if msg.topic() != "rackwise.plans":
-                                raise SystemExit(f"request rejected: {msg.headers()}")
-                            answered = True
-                if not answered:
-                    raise SystemExit(f"no answer for {n} members; see {tmp / 'agent.log'}")
-                times.append(time.perf_counter() - began)
-            times = times[1:]  # the first request of a size also describes the new topic
-            times.sort()
-            out[f"{n}_members"] = {
-                "partitions": 2 * n,
-                "requests": len(times),
-                "p50_ms": round(1000 * statistics.median(times), 1),
-                "p99_ms": round(1000 * times[min(len(times) - 1, int(0.99 * len(times)))], 1),
-                "max_ms": round(1000 * times[-1], 1),
-            }
-            print(json.dumps({f"{n}_members": out[f"{n}_members"]}), flush=True)
-    finally:
-        replies.close()
-        _stop(agent)
-    return out
-
-
-def _broker_cpu() -> float:
-    """CPU seconds of every kafka.Kafka process on this machine (utime + stime)."""
-    total = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
-            if b"kafka.Kafka" not in cmd:
-                continue
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-        except OSError:
-            continue
-    return total
-
-
-def _live_group(args: argparse.Namespace, topic: str, assignor: str, racks: dict[int, str],
-                records: int) -> dict[str, Any]:
-    group = f"{topic}-{assignor}"
-    stats: dict[int, dict[int, tuple[int, int]]] = {}
-    consumers = []
-    cpu0 = _broker_cpu()
-    began = time.monotonic()
-    for i in range(args.members):
-        def on_stats(raw: str, i: int = i) -> None:
-            parts = json.loads(raw).get("topics", {}).get(topic, {}).get("partitions", {})
-            stats[i] = {int(p): (int(s["broker"]), int(s["rxbytes"]))
-                        for p, s in parts.items() if int(p) >= 0}
-        c = Consumer({
-            "bootstrap.servers": args.bootstrap, "group.id": group, "group.protocol": "consumer",
-            "group.remote.assignor": assignor, "client.rack": RACKS[i % 3],
-            "auto.offset.reset": "earliest", "statistics.interval.ms": 1000,
-            "stats_cb": on_stats, "enable.auto.commit": False,
-        })
-        c.subscribe([topic])
-        consumers.append(c)
-        # Members join a little apart, as a deployment rolls out; the broker plug-in learns a
-        # new group's id from its first members.
-        until = time.monotonic() + args.join_gap
-        while time.monotonic() < until:
-            for cc in consumers:
-                cc.poll(0)
-            time.sleep(0.02)
-    consumed = 0
-    deadline = time.monotonic() + args.timeout
-    while consumed < records and time.monotonic() < deadline:
-        for c in consumers:
-            for msg in c.consume(500, 0.01):
-                if msg.error() is None:
-                    consumed += 1
-    until = time.monotonic() + 2.5  # one more statistics round
-    while time.monotonic() < until:
-        for c in consumers:
-            c.poll(0.01)
-    owned = {i: sorted(tp.partition for tp in c.assignment()) for i, c in enumerate(consumers)}
-    cpu = _broker_cpu() - cpu0
-    elapsed = time.monotonic() - began
-    for c in consumers:
-        c.close()
-    placement = _placement(args.partitions, skew=True)
-    cross_parts = sum(
-        1 for i, ps in owned.items() for p in ps
-        if RACKS[i % 3] not in {racks[b] for b in placement[p]}
-    )
-    total_bytes = cross_bytes = 0
-    for i, per in stats.items():
-        for p, (broker, rx) in per.items():
-            if p in owned.get(i, []):
-                total_bytes += rx
-                cross_bytes += rx if racks.get(broker) != RACKS[i % 3] else 0
-    loads = [len(ps) for ps in owned.values()]
-    return {
-        "assignor": assignor, "consumed": consumed, "assigned": sum(loads),
-        "max_load": max(loads), "min_load": min(loads),
-        "cross_rack_partitions": cross_parts,
-        "cross_rack_bytes": cross_bytes, "fetched_bytes": total_bytes,
-        "cross_rack_bytes_pct": round(100 * cross_bytes / total_bytes, 1) if total_bytes else None,
-        "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
-    }
-
-
-def _warm_up(bootstrap: str, topic: str, timeout: float = 60) -> None:
-    """A steady state, not a cold start: three members of a throwaway rackwise group until
-    they are assigned, so the agent knows the topic and every broker's plug-in has started
-    its clients; then longer than rackwise.backoff.ms (10 s), so a slow first answer leaves
-    no back-off behind. (A cold start is measured separately: see bench/README.md.)"""
-    group = f"{topic}-warm"
-    members = [Consumer({"bootstrap.servers": bootstrap, "group.id": group,
-                         "group.protocol": "consumer", "group.remote.assignor": "rackwise",
-                         "client.rack": RACKS[i]}) for i in range(3)]
-    for m in members:
-        m.subscribe([topic])
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not all(m.assignment() for m in members):
-        for m in members:
-            m.poll(0.05)
-    for m in members:
-        m.close()
-    time.sleep(11)
-
-
-def _broker_verdicts(group: str) -> dict[str, Any]:
-    """How often the brokers' plug-in used the agent's plan for ``group``, and how often it
-    fell back, from the local testbed's broker logs (absent on another cluster)."""
-    logs = list((ROOT / ".testbed" / "logs").glob("*/server.log"))
-    if not logs:
-        return {}
-    used = fallbacks = 0
-    last = ""
-    for log in logs:
-        for line in log.read_text(errors="replace").splitlines():
-            if f"rackwise: group {group} " not in line:
-                continue
-            if "uses the agent's plan" in line:
-                used += 1
-                last = max(last, line[:25] + " plan")
-            elif "falls back" in line:
-                fallbacks += 1
-                last = max(last, line[:25] + " fallback")
-    return {"plans_used": used, "fallbacks": fallbacks,
-            "last_verdict": last.rsplit(" ", 1)[-1] if last else None}
+def _idle_cpu(files: BrokerFiles, seconds: float) -> float:
+    """The brokers' CPU seconds per second with no group of ours running (the floor)."""
+    cpu0, t0 = files.cpu(), time.monotonic()
+    time.sleep(seconds)
+    return (files.cpu() - cpu0) / (time.monotonic() - t0)
 
 
 def live(args: argparse.Namespace) -> dict[str, Any]:
+    files = BrokerFiles.of(args.testbed_dir)
     admin = AdminClient({"bootstrap.servers": args.bootstrap})
     racks = {int(b.id): b.rack for b in admin.describe_cluster().result(30).nodes}
     prefix = f"bench-live-{uuid.uuid4().hex[:6]}"
     topic = f"{prefix}-data"
-    _create(admin, topic, _placement(args.partitions, skew=True))
-    rng = random.Random(args.seed)
-    producer = Producer({"bootstrap.servers": args.bootstrap, "linger.ms": 20})
-    records = args.partitions * args.records_per_partition
-    for i in range(records):
-        producer.produce(topic, value=rng.randbytes(100), partition=i % args.partitions)
-        if i % 10000 == 0:
-            producer.poll(0)
-    producer.flush(60)
-    agent, tmp = _start_agent(args.bootstrap, prefix)
-    out = {}
+    _create(admin, topic, _placement(args.partitions))
+    _write(args, admin, topic)
+    agent = None
+    out: dict[str, Any] = {"topic": topic}
     try:
-        _wait_ready(agent, tmp / "agent.log", 3)
-        _warm_up(args.bootstrap, topic)
-        for assignor in ("rackwise", "uniform", "range"):
-            row = _live_group(args, topic, assignor, racks, records)
-            row.update(_broker_verdicts(f"{topic}-{assignor}") if assignor == "rackwise" else {})
+        if args.agent:
+            agent, tmp = _start_agent(args.bootstrap, prefix)
+            out["agent_log"] = str(tmp / "agent.log")
+            time.sleep(args.agent_wait)  # two traffic samples, then advice on rackwise.advice
+        time.sleep(args.settle)  # the brokers start the new topic's leaders and fetchers
+        out["idle_cpu_per_s"] = round(_idle_cpu(files, args.idle), 2)
+        print(json.dumps({"idle_cpu_per_s": out["idle_cpu_per_s"]}), flush=True)
+        for assignor in args.assignors:
+            row = _live_group(args, admin, files, topic, assignor, racks)
             out[assignor] = row
             print(json.dumps(row), flush=True)
     finally:
-        _stop(agent)
+        if agent is not None:
+            _stop(agent)
     return out
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["latency", "live"])
-    ap.add_argument("--bootstrap", default=os.environ.get("RACKWISE_BOOTSTRAP", BOOTSTRAP))
-    ap.add_argument("--sizes", default="10,100,1000")
-    ap.add_argument("--requests", type=int, default=50)
-    ap.add_argument("--settle", type=float, default=20,
-                    help="seconds between creating a size's topic and its first request")
+    bed = Testbed()  # RACKWISE_TESTBED_PORT_BASE / RACKWISE_TESTBED_DIR, as `rackwise testbed`
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("mode", choices=["live"])
+    ap.add_argument("--bootstrap", default=os.environ.get("RACKWISE_BOOTSTRAP", bed.bootstrap))
+    ap.add_argument("--testbed-dir", type=Path, default=bed.dir,
+                    help="the testbed's directory: broker pids (CPU) and server logs")
+    ap.add_argument("--assignors", default=",".join(ASSIGNORS))
     ap.add_argument("--members", type=int, default=30)
     ap.add_argument("--partitions", type=int, default=600)
     ap.add_argument("--records-per-partition", type=int, default=50)
     ap.add_argument("--join-gap", type=float, default=0.3)
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--settle", type=float, default=10,
+                    help="seconds between creating the topic and the first group")
+    ap.add_argument("--idle", type=float, default=10,
+                    help="seconds of measuring the brokers' idle CPU before the groups")
+    ap.add_argument("--pause", type=float, default=5,
+                    help="seconds after a group's members left, before the next group")
+    ap.add_argument("--agent", action="store_true",
+                    help="run `rackwise agent run` advising (not needed: cold start without)")
+    ap.add_argument("--agent-wait", type=float, default=60)
     ap.add_argument("--seed", type=int, default=None)
     args = ap.parse_args()
-    args.sizes = [int(s) for s in str(args.sizes).split(",")]
+    args.assignors = [a for a in str(args.assignors).split(",") if a]
     args.seed = args.seed if args.seed is not None else random.randrange(2**32)
     print(f"seed={args.seed}", flush=True)
-    result = latency(args) if args.mode == "latency" else live(args)
+    result = live(args)
     print(json.dumps({"mode": args.mode, "seed": args.seed, **result}, indent=2))
     return 0
 
