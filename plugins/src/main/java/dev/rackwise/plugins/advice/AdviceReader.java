@@ -213,7 +213,10 @@ public final class AdviceReader implements AutoCloseable {
                 if (stop.getCount() == 0) {
                     break;
                 }
-                List<TopicPartition> assigned = partitions(c);
+                List<TopicPartition> assigned = waitForTopic(c);
+                if (assigned == null) {
+                    break; // closed while waiting
+                }
                 c.assign(assigned);
                 c.seekToBeginning(assigned);
                 log.info("advice reader: reading {} from the beginning ({} partitions)", config.topic(),
@@ -253,6 +256,31 @@ public final class AdviceReader implements AutoCloseable {
             }
             backoff = Math.min(backoff * 2, missing ? MISSING_TOPIC_RETRY_MS : AdviceConfig.MAX_BACKOFF_MS);
         }
+    }
+
+    /**
+     * The advice topic's partitions, asking the same consumer again every
+     * {@link #MISSING_TOPIC_RETRY_MS} while the topic does not exist (no agent has created it):
+     * one consumer and one log line, not one of each per try. Null when closed meanwhile.
+     */
+    private List<TopicPartition> waitForTopic(Consumer<byte[], byte[]> c) throws InterruptedException {
+        boolean said = false;
+        while (stop.getCount() > 0) {
+            try {
+                return partitions(c);
+            } catch (NoTopicYet e) {
+                if (!said) {
+                    log.info("advice reader: {} does not exist yet (no agent has created it); looking again "
+                        + "every {} s, assigning on Kafka's inputs alone meanwhile", config.topic(),
+                        MISSING_TOPIC_RETRY_MS / 1000);
+                    said = true;
+                }
+                if (stop.await(MISSING_TOPIC_RETRY_MS, TimeUnit.MILLISECONDS)) {
+                    return null;
+                }
+            }
+        }
+        return null;
     }
 
     private List<TopicPartition> partitions(Consumer<byte[], byte[]> c) {

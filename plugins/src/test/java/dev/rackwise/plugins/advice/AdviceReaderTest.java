@@ -148,15 +148,22 @@ class AdviceReaderTest {
     }
 
     @Test
-    void theThreadReadsFromTheBeginningAndRetriesForever() throws InterruptedException {
+    void theThreadWaitsForTheTopicReadsFromTheBeginningAndRetriesForever() throws InterruptedException {
         List<MockConsumer<byte[], byte[]>> made = new ArrayList<>();
         List<Consumer<byte[], byte[]>> script = new ArrayList<>();
-        // 1: the topic does not exist yet; 2: polling fails; 3: reads a record
-        MockConsumer<byte[], byte[]> noTopic = new MockConsumer<>("earliest");
-        MockConsumer<byte[], byte[]> failing = consumer(List.of());
+        // 1: the topic does not exist at first (the same consumer asks again), then polling
+        // fails; 2: reads a record
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        MockConsumer<byte[], byte[]> failing = new MockConsumer<>("earliest") {
+            @Override
+            public synchronized List<PartitionInfo> partitionsFor(String topic) {
+                return asked.incrementAndGet() == 1 ? List.of() : super.partitionsFor(topic);
+            }
+        };
+        failing.updatePartitions(TOPIC, List.of(new PartitionInfo(TOPIC, 0, null, null, null)));
+        failing.updateBeginningOffsets(Map.of(P0, 0L));
         failing.setPollException(new KafkaException("broker went away"));
         MockConsumer<byte[], byte[]> good = consumer(List.of(record(0, "topic/orders", AdviceRecords.orders(T))));
-        script.add(noTopic);
         script.add(failing);
         script.add(good);
         AdviceReader r = new AdviceReader(CONFIG, () -> {
@@ -170,14 +177,15 @@ class AdviceReaderTest {
         });
         r.start();
         r.start();  // idempotent: one thread
-        await(() -> r.weightsFor("orders", T).isPresent(), "advice read after two failures");
-        assertEquals(2, r.failures());
-        assertTrue(noTopic.closed() && failing.closed());
+        await(() -> r.weightsFor("orders", T).isPresent(), "advice read after a missing topic and a failure");
+        assertEquals(2, asked.get());  // the missing topic was asked for again on the same consumer
+        assertEquals(1, r.failures());
+        assertTrue(failing.closed());
         assertEquals(java.util.Set.of(P0), good.assignment());
         assertTrue(r.isRunning());
         r.close();
         await(() -> !r.isRunning(), "the thread ends on close");
         assertTrue(good.closed());
-        assertEquals(3, made.size());
+        assertEquals(2, made.size());
     }
 }
