@@ -23,9 +23,9 @@ from agent.settings import load_settings
 from assignor.cluster import ClusterView
 from assignor.errors import AssignorError
 from protocol.errors import ProtocolError
-from protocol.streams_request import REQUEST_ID_HEADER
 from protocol.streams import TaskId
 from protocol.streams_request import (
+    REQUEST_ID_HEADER,
     decode_streams_request,
     encode_streams_request,
     streams_request_doc,

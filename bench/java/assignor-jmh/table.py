@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (markdown table rows are long on purpose)
 """JMH CSVs plus CrossRack's rows as the markdown tables of bench/README.md.
 
 Usage: python3 table.py broker|classic CROSSRACK.tsv JMH.csv [JMH.csv ...]
@@ -8,13 +9,12 @@ cell on the same seeded inputs). A goal column says "yes"/"no" for the figures m
 
 import csv
 import sys
-from typing import Dict, List, Tuple
 
-Cell = Tuple[int, int, int, str, str]
+Cell = tuple[int, int, int, str, str]
 
 
-def read_jmh(paths: List[str]) -> Dict[Tuple[Cell, str], Tuple[float, float]]:
-    out: Dict[Tuple[Cell, str], Tuple[float, float]] = {}
+def read_jmh(paths: list[str]) -> dict[tuple[Cell, str], tuple[float, float]]:
+    out: dict[tuple[Cell, str], tuple[float, float]] = {}
     for path in paths:
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
@@ -24,8 +24,8 @@ def read_jmh(paths: List[str]) -> Dict[Tuple[Cell, str], Tuple[float, float]]:
     return out
 
 
-def read_cross(path: str) -> Dict[Tuple[Cell, str], Dict[str, str]]:
-    out: Dict[Tuple[Cell, str], Dict[str, str]] = {}
+def read_cross(path: str) -> dict[tuple[Cell, str], dict[str, str]]:
+    out: dict[tuple[Cell, str], dict[str, str]] = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
             cell = (int(row["members"]), int(row["ppm"]), int(row["topics"]), row["subscription"], row["assignment"])
@@ -33,14 +33,14 @@ def read_cross(path: str) -> Dict[Tuple[Cell, str], Dict[str, str]]:
     return out
 
 
-def ms(t: Dict[Tuple[Cell, str], Tuple[float, float]], cell: Cell, a: str) -> str:
+def ms(t: dict[tuple[Cell, str], tuple[float, float]], cell: Cell, a: str) -> str:
     v = t.get((cell, a))
     if v is None:
         return "–"
     return f"{v[0]:.3g}" if v[0] < 10 else f"{v[0]:.0f}"
 
 
-def cross(c: Dict[Tuple[Cell, str], Dict[str, str]], cell: Cell, a: str, field: str) -> str:
+def cross(c: dict[tuple[Cell, str], dict[str, str]], cell: Cell, a: str, field: str) -> str:
     row = c.get((cell, a))
     if row is None:
         return "–"
@@ -54,7 +54,7 @@ def short(cell: Cell) -> str:
     return f"| {m:,} | {k} | {t} | {'homo' if s == 'HOMOGENEOUS' else 'hetero'} | {'full' if a == 'FULL' else 'incr'} |"
 
 
-def broker(t: Dict[Tuple[Cell, str], Tuple[float, float]], c: Dict[Tuple[Cell, str], Dict[str, str]]) -> None:
+def broker(t: dict[tuple[Cell, str], tuple[float, float]], c: dict[tuple[Cell, str], dict[str, str]]) -> None:
     print("| members | per member | topics | subscription | assignment | racks pass | uniform | range "
           "| rackwise | rackwise weighted | ≤ 2×(uniform + pass) | ≤ 2×uniform "
           "| cross-rack partitions uniform / range / rackwise | cross-rack bytes uniform / range / rackwise weighted "
@@ -78,7 +78,7 @@ def broker(t: Dict[Tuple[Cell, str], Tuple[float, float]], c: Dict[Tuple[Cell, s
               f"| {crosses} | {shares} | {opt} |")
 
 
-def classic(t: Dict[Tuple[Cell, str], Tuple[float, float]], c: Dict[Tuple[Cell, str], Dict[str, str]]) -> None:
+def classic(t: dict[tuple[Cell, str], tuple[float, float]], c: dict[tuple[Cell, str], dict[str, str]]) -> None:
     print("| members | per member | topics | subscription | assignment | cooperative-sticky | rackwise "
           "| rackwise weighted | cross-rack partitions coop-sticky / rackwise "
           "| cross-rack bytes coop-sticky / rackwise weighted | assigned this round coop-sticky / rackwise |")
