@@ -49,14 +49,19 @@ def _totals(groups: Sequence[WireGroup]) -> list[int]:
     return [c.view().bytes for g in groups for c in g.clients]
 
 
-def _quiet(groups: Sequence[WireGroup], timeout: float = 30, step: float = 1.2) -> bool:
-    """Until no client's byte count moves over ``step`` (two statistics rounds)."""
+def _quiet(groups: Sequence[WireGroup], timeout: float = 30, step: float = 1.2,
+           rounds: int = 3) -> bool:
+    """Until no client's byte count moves over ``rounds`` steps in a row (each two statistics
+    rounds): a member given a partition shortly before may start re-reading it from the last
+    commit a few seconds later, and those bytes must not fall into the window."""
     deadline = time.monotonic() + timeout
     last = _totals(groups)
+    still = 0
     while time.monotonic() < deadline:
         time.sleep(step)
         now = _totals(groups)
-        if now == last:
+        still = still + 1 if now == last else 0
+        if still >= rounds:
             return True
         last = now
     return False
