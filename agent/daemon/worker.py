@@ -182,7 +182,10 @@ class PlanWorker:
                     attempt=attempt,
                     error=str(exc),
                 )
-                if not self.commands.empty() and self._stop_requested():
+                if self._abandon_open(partition):
+                    # Stopping, or the partition was taken away meanwhile: the queued command
+                    # runs next (a close finds no producer and only signals its caller).
+                    log.info("partition open abandoned", partition=partition)
                     return
                 time.sleep(min(0.5 * attempt, 5))
         log.info(
@@ -207,6 +210,13 @@ class PlanWorker:
                 }
             )
         )
+        try:
+            return self._read_latest(consumer, partition)
+        finally:
+            consumer.close()
+
+    def _read_latest(self, consumer: Consumer, partition: int) -> dict[str, AssignmentPlan]:
+        s = self.settings
         parts = [partition] if self.same_layout else list(range(self.plans_partitions))
         pending = set()
         assign = []
@@ -241,12 +251,16 @@ class PlanWorker:
                     latest[plan.group_id] = plan
             if pending:
                 log.warning("plan recovery incomplete", partitions=sorted(pending))
-        consumer.close()
         return latest
 
-    def _stop_requested(self) -> bool:
+    def _abandon_open(self, partition: int) -> bool:
+        """Whether a queued command makes retrying the open of ``partition`` pointless."""
         with self.commands.mutex:
-            return any(c[0] == "stop" for c in self.commands.queue)
+            return any(
+                isinstance(c, StopWorker)
+                or (isinstance(c, ClosePartition) and c.partition == partition)
+                for c in self.commands.queue
+            )
 
     def _close(self, partition: int) -> None:
         producer = self.producers.pop(partition, None)

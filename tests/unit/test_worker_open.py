@@ -1,0 +1,89 @@
+"""The plan worker keeps trying to open a partition while brokers elect, and gives up cleanly
+when a stop or a close for that partition is queued (it once died there: CI, 2026-11-25)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from confluent_kafka import KafkaError, KafkaException
+
+import agent.daemon.worker as worker_module
+from agent.daemon.events import LoopEvent, Opened
+from agent.daemon.worker import PlanWorker
+from agent.settings import AgentSettings
+
+pytestmark = pytest.mark.unit
+
+
+class FlakyProducer:
+    """Fails ``init_transactions`` for the first ``failures`` producers made."""
+
+    made = 0
+    failures = 0
+
+    def __init__(self, config: dict[str, Any]) -> None:
+        type(self).made += 1
+        self.number = type(self).made
+
+    def init_transactions(self, timeout: float) -> None:
+        if self.number <= type(self).failures:
+            raise KafkaException(KafkaError(KafkaError.NOT_LEADER_FOR_PARTITION))
+
+    def flush(self, timeout: float) -> int:
+        return 0
+
+
+def make_worker(monkeypatch: pytest.MonkeyPatch, failures: int) -> tuple[PlanWorker, list[LoopEvent]]:
+    FlakyProducer.made = 0
+    FlakyProducer.failures = failures
+    monkeypatch.setattr(worker_module, "Producer", FlakyProducer)
+    real_sleep = time.sleep
+    monkeypatch.setattr(worker_module.time, "sleep", lambda s: real_sleep(min(s, 0.01)))
+    monkeypatch.setattr(PlanWorker, "_recover", lambda self, partition: {})
+    events: list[LoopEvent] = []
+    settings = AgentSettings(bootstrap="127.0.0.1:1")
+    w = PlanWorker(settings, watch=None, metrics=None, results=events.append)  # type: ignore[arg-type]
+    return w, events
+
+
+def wait_for(predicate: Any, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_open_retries_while_other_commands_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, events = make_worker(monkeypatch, failures=3)
+    w.open(0)
+    w.open(1)  # queued behind partition 0's retries: must not break them
+    w.start()
+    wait_for(lambda: len(events) == 2)
+    assert [e.partition for e in events if isinstance(e, Opened)] == [0, 1]
+    assert w.alive
+    assert sorted(w.producers) == [0, 1]
+    w.stop(5)
+
+
+def test_a_queued_close_abandons_the_open(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, events = make_worker(monkeypatch, failures=10**6)  # the broker never answers
+    w.open(0)
+    w.start()
+    wait_for(lambda: FlakyProducer.made >= 2)
+    done: threading.Event = w.close(0)
+    assert done.wait(5), "the close never ran"
+    assert events == [] and w.alive and w.producers == {}
+    w.stop(5)
+    assert not w._thread.is_alive()
+
+
+def test_a_queued_stop_ends_the_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    w, _ = make_worker(monkeypatch, failures=10**6)
+    w.open(0)
+    w.start()
+    wait_for(lambda: FlakyProducer.made >= 2)
+    w.stop(5)
+    assert not w._thread.is_alive()
