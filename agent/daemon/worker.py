@@ -289,6 +289,10 @@ class PlanWorker:
                 plan, error = None, str(exc)
                 self.metrics.plan_failures.labels("assignor").inc()
                 log.warning("plan failed", group=job.group_id, error=error)
+            except Exception as exc:  # noqa: BLE001 - a bug fails one plan, never the worker
+                plan, error = None, f"internal error: {exc!r}"
+                self.metrics.plan_failures.labels("internal").inc()
+                log.exception("plan failed unexpectedly", group=job.group_id)
             by_partition.setdefault(job.partition, []).append((job, plan, error))
         for partition in sorted(by_partition):
             self._transaction(partition, by_partition[partition])

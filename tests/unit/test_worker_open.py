@@ -35,6 +35,15 @@ class FlakyProducer:
     def flush(self, timeout: float) -> int:
         return 0
 
+    def begin_transaction(self) -> None:
+        self.produced: list[str] = []
+
+    def produce(self, topic: str, **kwargs: Any) -> None:
+        self.produced.append(topic)
+
+    def commit_transaction(self, timeout: float) -> None:
+        pass
+
 
 def make_worker(monkeypatch: pytest.MonkeyPatch, failures: int) -> tuple[PlanWorker, list[LoopEvent]]:
     FlakyProducer.made = 0
@@ -87,3 +96,33 @@ def test_a_queued_stop_ends_the_retries(monkeypatch: pytest.MonkeyPatch) -> None
     wait_for(lambda: FlakyProducer.made >= 2)
     w.stop(5)
     assert not w._thread.is_alive()
+
+
+class BrokenWatch:
+    """A rack watch whose view raises what no planning code expects."""
+
+    def ensure(self, topics: Any) -> None:
+        pass
+
+    def view(self, topics: Any) -> Any:
+        raise KeyError("a bug, not input")
+
+
+def test_an_unexpected_error_fails_one_plan_not_the_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent.daemon.events import Failed
+    from agent.daemon.ops import Metrics
+    from agent.daemon.planning import PlanJob
+
+    w, events = make_worker(monkeypatch, failures=0)
+    w.watch = BrokenWatch()  # type: ignore[assignment]
+    w.metrics = Metrics()
+    w.open(0)
+    job = PlanJob(group_id="g", partition=0, kind="consumer", generation=1, triggers=("member-joined",),
+                  assignor="cooperative-sticky", members=(), topics=("t",))
+    w.submit(job)
+    w.start()
+    wait_for(lambda: any(isinstance(e, Failed) for e in events))
+    failed = [e for e in events if isinstance(e, Failed)]
+    assert "internal error" in failed[0].error and w.alive
+    assert w.metrics.plan_failures.labels("internal")._value.get() == 1
+    w.stop(5)
