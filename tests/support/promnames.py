@@ -86,22 +86,39 @@ def _exported_name(rule: dict[str, Any], match: re.Match[str], lowercase: bool) 
     return name
 
 
+# Lines of the Kafka broker MBeans jmx-exporter.yml reads, as the exporter writes them (seen
+# on the testbed's 4.3.1 brokers), for the broker series the dashboard uses.
+BROKER_BEAN_LINES = (
+    "kafka.server<type=BrokerTopicMetrics, name=BytesOutPerSec, topic=t><>Count: 1",
+    "kafka.server<type=BrokerTopicMetrics, name=BytesInPerSec, topic=t><>Count: 1",
+    "kafka.network<type=RequestMetrics, name=RequestsPerSec, request=FetchConsumer, version=17><>Count: 1",
+    "kafka.server<type=KafkaServer, name=BrokerState><>Value: 3",
+)
+
+
+def jmx_exporter_name(line: str) -> str | None:
+    """The series name the exporter makes of one attribute line, None when no rule names it."""
+    config = yaml.safe_load(JMX_EXPORTER_CONFIG.read_text())
+    for rule in config.get("rules", []):
+        # the exporter wraps each pattern as ^.*(?:pattern).*$ (Java regex)
+        match = re.match(f"^.*(?:{rule['pattern']}).*$", line)
+        if match:
+            if "name" not in rule:
+                return None
+            return _exported_name(rule, match, config.get("lowercaseOutputName", False))
+    return None
+
+
 def jmx_exporter_names() -> dict[str, str | None]:
     """{attribute line: exported name, or None when no rule matches} for each plug-in MBean
     attribute, for both plug-in MBean types."""
-    config = yaml.safe_load(JMX_EXPORTER_CONFIG.read_text())
-    rules = config.get("rules", [])
-    out: dict[str, str | None] = {}
-    for bean in ("kafka.rackwise<type=RackwiseGroupAssignor, name=broker-1>",
-                 "kafka.rackwise<type=RackwiseAssignor, name=g-1>"):
-        for attr in plugin_attributes():
-            line = f"{bean}<>{attr}: 1"
-            out[line] = None
-            for rule in rules:
-                # the exporter wraps each pattern as ^.*(?:pattern).*$ (Java regex)
-                match = re.match(f"^.*(?:{rule['pattern']}).*$", line)
-                if match:
-                    if "name" in rule:
-                        out[line] = _exported_name(rule, match, config.get("lowercaseOutputName", False))
-                    break
-    return out
+    return {line: jmx_exporter_name(line)
+            for bean in ("kafka.rackwise<type=RackwiseGroupAssignor, name=broker-1>",
+                         "kafka.rackwise<type=RackwiseAssignor, name=g-1>")
+            for line in (f"{bean}<>{attr}: 1" for attr in plugin_attributes())}
+
+
+def broker_metric_names() -> set[str]:
+    """Every series name the brokers' JMX exporter serves: the plug-ins' and Kafka's own."""
+    lines = [*jmx_exporter_names(), *BROKER_BEAN_LINES]
+    return {name for name in map(jmx_exporter_name, lines) if name}
