@@ -105,7 +105,7 @@ def draw(url: str, out_dir: Path = PICTURES, start: float | None = None, end: fl
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for row, members in rows.items():
-        cols = min(len(members), 3)
+        cols = 2 if len(members) in (2, 4) else min(len(members), 3)
         nrows = -(-len(members) // cols)
         fig, axes = plt.subplots(nrows, cols, figsize=(5.2 * cols, 3.2 * nrows), squeeze=False)
         for ax, panel in zip(axes.flat, members, strict=False):

@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -141,6 +142,14 @@ def _prometheus(config: dict[str, Any], port: int) -> Iterator[str]:
             log.close()
 
 
+def _classic(bootstrap: str, group: str, topic: str, brokers: dict[int, Any],
+             members: tuple[tuple[str, str], ...]) -> CountingConsumers:
+    return CountingConsumers(
+        bootstrap, group, [topic], [rack for _, rack in members], brokers,
+        extra=[{"group.instance.id": f"{m}-{group}", "session.timeout.ms": 10000,
+                "partition.assignment.strategy": "roundrobin"} for m, _ in members])
+
+
 def _empty_queries(url: str) -> list[tuple[str, str]]:
     """(panel, query) of every dashboard query that returns no series now."""
     return [(panel.title, target.expr) for panel in pictures.panels() for target in panel.targets
@@ -154,17 +163,19 @@ def _rules_state(url: str) -> list[tuple[str, str, str]]:
 
 
 def test_every_dashboard_query_returns_series_and_every_rule_is_healthy(
-        bootstrap: str, admin: Any, exporters: dict[str, str], unique_name: str) -> None:
+        bootstrap: str, admin: Any, exporters: dict[str, str]) -> None:
     started = time.monotonic()
-    # observe only the two groups (not the agent's own consumer group, "<prefix>-agents")
-    topic, classic, kip848 = unique_name, f"{unique_name}-g-classic", f"{unique_name}-g-848"
+    # short names (they are the dashboard's legends); observe only the two groups, not the
+    # agent's own consumer group ("<prefix>-agents")
+    prefix = f"dash-{uuid.uuid4().hex[:6]}"
+    topic, classic, kip848 = prefix, f"{prefix}-g-classic", f"{prefix}-g-848"
     create_topic(admin, topic, PLACEMENT)
     brokers = rack_of_brokers(admin)
     # The plans topic is the plug-ins' default, rackwise.plans (6 partitions, as
     # test_plugins_inprocess.py makes it), so the brokers' plug-in publishes its plans there too.
-    settings = isolated_settings(bootstrap, unique_name,
+    settings = isolated_settings(bootstrap, prefix,
                                  topics={"plans": "rackwise.plans", "partitions": 6},
-                                 observe={"groups": f"{unique_name}-g-*", "interval_s": 2.0})
+                                 observe={"groups": f"{prefix}-g-*", "interval_s": 2.0})
     port = _free_port(Testbed().nodes[0].client_port + 500)
     with contextlib.ExitStack() as stack:
         stack.enter_context(SteadyProducer(bootstrap, topic, RATES))
@@ -173,15 +184,9 @@ def test_every_dashboard_query_returns_series_and_every_rule_is_healthy(
         assert agent.agent.ops_port
         url = stack.enter_context(_prometheus(_prometheus_config(agent.agent.ops_port, exporters), port))
         t0 = time.time()
-        groups = [
-            CountingConsumers(bootstrap, classic, [topic], [rack for _, rack in CLASSIC_MEMBERS],
-                              brokers, extra=[{"group.instance.id": f"{m}-{classic}",
-                                               "session.timeout.ms": 10000,
-                                               "partition.assignment.strategy": "roundrobin"}
-                                              for m, _ in CLASSIC_MEMBERS]),
-            CountingConsumers(bootstrap, kip848, [topic], RACKS, brokers, extra=[KIP848] * 3)]
-        for group in groups:
-            stack.callback(group.close)
+        groups = [_classic(bootstrap, classic, topic, brokers, CLASSIC_MEMBERS),
+                  CountingConsumers(bootstrap, kip848, [topic], RACKS, brokers, extra=[KIP848] * 3)]
+        stack.callback(lambda: [g.close() for g in groups])  # the groups running at the end
         for group in groups:
             wait_until(lambda g=group: sum(map(len, g.owned())) == len(PLACEMENT), 60,
                        "every partition of the topic is assigned in both groups")
@@ -223,7 +228,14 @@ def test_every_dashboard_query_returns_series_and_every_rule_is_healthy(
 
         out = os.environ.get("RACKWISE_DASHBOARD_PICTURES")
         if out:
+            # Something to see halfway: the classic group's az2 member leaves (static: after its
+            # session timeout), so the az3 member takes p0 and reads it locally, and a fourth
+            # member joins the KIP-848 group (the brokers' plug-in assigns again).
             hold = float(os.environ.get("RACKWISE_DASHBOARD_PICTURES_S", "120"))
+            time.sleep(max(0.0, t0 + hold / 2 - time.time()))
+            groups.pop(0).close()
+            groups += [_classic(bootstrap, classic, topic, brokers, CLASSIC_MEMBERS[1:]),
+                       CountingConsumers(bootstrap, kip848, [topic], ["az1"], brokers, extra=[KIP848])]
             time.sleep(max(0.0, t0 + hold - time.time()))
             for path in pictures.draw(url, Path(out), t0, time.time(), 2.0, RATE_INTERVAL):
                 print(f"drew {path}")
