@@ -171,10 +171,13 @@ def test_every_dashboard_query_returns_series_and_every_rule_is_healthy(
     topic, classic, kip848 = prefix, f"{prefix}-g-classic", f"{prefix}-g-848"
     create_topic(admin, topic, PLACEMENT)
     brokers = rack_of_brokers(admin)
-    # The plans topic is the plug-ins' default, rackwise.plans (6 partitions, as
-    # test_plugins_inprocess.py makes it), so the brokers' plug-in publishes its plans there too.
-    settings = isolated_settings(bootstrap, prefix,
-                                 topics={"plans": "rackwise.plans", "partitions": 6},
+    # The agent's topics are its own, as in every test. For the pictures its plans topic is the
+    # plug-ins' default, rackwise.plans (6 partitions, as test_plugins_inprocess.py makes it),
+    # so that the brokers' plug-in, whose plans go there, has a topic to publish to: a series
+    # of plans published. (Without it the plug-in's counters are still exported, at 0.)
+    out = os.environ.get("RACKWISE_DASHBOARD_PICTURES")
+    shared = {"plans": "rackwise.plans", "partitions": 6} if out else {}
+    settings = isolated_settings(bootstrap, prefix, topics=shared,
                                  observe={"groups": f"{prefix}-g-*", "interval_s": 2.0})
     port = _free_port(Testbed().nodes[0].client_port + 500)
     with contextlib.ExitStack() as stack:
@@ -226,7 +229,6 @@ def test_every_dashboard_query_returns_series_and_every_rule_is_healthy(
         print(f"all {sum(len(p.targets) for p in pictures.panels())} dashboard queries and "
               f"{len(state)} rules answered {time.monotonic() - started:.0f}s after the start")
 
-        out = os.environ.get("RACKWISE_DASHBOARD_PICTURES")
         if out:
             # Something to see halfway: the classic group's az2 member leaves (static: after its
             # session timeout), so the az3 member takes p0 and reads it locally, and a fourth
