@@ -15,7 +15,8 @@ setup: system-deps python-deps jars plugins
 
 # java and mvn come with the machine. docker-compose (the Python v1 from Debian) only
 # validates docker-compose.yml here, since no engine runs; promtool (Debian's prometheus)
-# unit-tests deploy/prometheus/. Both come from one apt-get call where we are root with apt,
+# unit-tests deploy/prometheus/, and the same package's server runs the live dashboard test
+# (tests/integration/test_dashboard_live.py). Both come from one apt-get call where we are root with apt,
 # and are otherwise only warned about: their tests say what is missing. Without recommends:
 # neither docker.io nor prometheus-node-exporter is wanted (on a systemd host the prometheus
 # package still enables its own server on :9090; `systemctl disable --now prometheus` if unwanted).
