@@ -15,7 +15,8 @@ setup: system-deps python-deps jars plugins
 
 # java and mvn come with the machine. docker-compose (the Python v1 from Debian) only
 # validates docker-compose.yml here, since no engine runs; promtool (Debian's prometheus)
-# unit-tests deploy/prometheus/. Both come from one apt-get call where we are root with apt,
+# unit-tests deploy/prometheus/, and the same package's server runs the live dashboard test
+# (tests/integration/test_dashboard_live.py). Both come from one apt-get call where we are root with apt,
 # and are otherwise only warned about: their tests say what is missing. Without recommends:
 # neither docker.io nor prometheus-node-exporter is wanted (on a systemd host the prometheus
 # package still enables its own server on :9090; `systemctl disable --now prometheus` if unwanted).
@@ -38,13 +39,20 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[spark,dev]'
 	touch $@
 
-jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete
+jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete $(CACHE)/jmx-exporter/.complete
 $(CACHE)/kafka-libs/.complete: testbed/kafka/pom.xml
 	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
 	touch $@
 $(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
 	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars \
 	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+	touch $@
+# The Prometheus JMX exporter agent the testbed brokers run (deploy/prometheus/jmx-exporter.yml),
+# saved without its version (jmx_prometheus_javaagent.jar) so agent/dev/testbed.py and
+# docker-compose.yml name it the same whatever the pom says.
+$(CACHE)/jmx-exporter/.complete: testbed/jmx-exporter/pom.xml
+	$(MVN) -f testbed/jmx-exporter/pom.xml dependency:copy-dependencies -DexcludeTransitive=true \
+	  -Dmdep.stripVersion=true -DoutputDirectory=$(CACHE)/jmx-exporter
 	touch $@
 
 # The JVM plug-in jar (plugins/README.md): Kafka's assignor plug-in points in front of the agent.

@@ -52,6 +52,29 @@ def _drop(gauge: Gauge, *labels: str) -> None:
         gauge.remove(*labels)
 
 
+UNKNOWN_RACK = "unknown"
+
+
+def rack_pair_bytes(plan: AssignmentPlan) -> dict[tuple[str, str], float]:
+    """Measured bytes/s of a plan by (rack serving the reads, rack of the reader).
+
+    The reader's rack is its client.rack, else where the host map puts it, else ``unknown``;
+    the serving rack is the partition's ``source_rack``. Partitions without a measured rate
+    are left out. Example: a member in az3 reading 10 B/s of a partition whose replicas are
+    in az1 and az2 (leader az1), and 5 B/s of one with a replica in az3, gives
+    {("az1", "az3"): 10.0, ("az3", "az3"): 5.0}.
+    """
+    pairs: dict[tuple[str, str], float] = {}
+    for member in plan.members:
+        reader = member.rack or member.location or UNKNOWN_RACK
+        for part in member.partitions:
+            if part.bytes_per_s is None:
+                continue
+            key = (part.source_rack or UNKNOWN_RACK, reader)
+            pairs[key] = pairs.get(key, 0.0) + part.bytes_per_s
+    return pairs
+
+
 def observed_generation(last: int, now_ms: int) -> int:
     """An even generation above ``last + 1`` (the previous recommendation), from the clock."""
     gen = max(now_ms, last + 1)
@@ -80,6 +103,7 @@ class Observer:
         self._seen: dict[str, str] = {}
         self._generation: dict[str, int] = {}
         self._gauged: set[tuple[str, str]] = set()
+        self._pairs: set[tuple[str, ...]] = set()
         self.rounds = 0
         self.published = 0
         self._thread: threading.Thread | None = None
@@ -130,6 +154,7 @@ class Observer:
         m = self.metrics
         statuses: dict[str, int] = {}
         live: set[tuple[str, str]] = set()
+        pairs: set[tuple[str, ...]] = set()
         for a in audits:
             statuses[a.status] = statuses.get(a.status, 0) + 1
             if a.cross_rack_actual is None or a.cross_rack_best is None:
@@ -150,6 +175,14 @@ class Observer:
                     continue
                 m.observed_bytes.labels(*labels, plan).set(rate)
                 m.observed_cost.labels(*labels, plan).set(money[plan] or 0.0)
+            for plan, doc in (("actual", a.actual), ("best", a.best)):
+                for (src, reader), rate in (rack_pair_bytes(doc) if doc else {}).items():
+                    pair: tuple[str, ...] = (*labels, plan, src, reader)
+                    pairs.add(pair)
+                    m.observed_rack_pair_bytes.labels(*pair).set(rate)
+        for pair in self._pairs - pairs:  # a pair no longer read, or a group gone
+            _drop(m.observed_rack_pair_bytes, *pair)
+        self._pairs = pairs
         for labels in self._gauged - live:  # a group gone or no longer measurable
             for gauge in (m.observed_actual, m.observed_best, m.observed_partitions,
                           m.observed_rack_unknown):

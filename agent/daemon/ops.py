@@ -120,6 +120,14 @@ class Metrics:
             ["group", "kind", "plan"],
             registry=r,
         )
+        self.observed_rack_pair_bytes = Gauge(
+            "rackwise_observed_rack_pair_bytes_per_second",
+            "observe mode: bytes/s the group's members read, by the rack of the broker serving "
+            "them (from_rack) and the member's own (to_rack; 'unknown' when neither client.rack "
+            "nor the host map says), per plan (actual, best); from_rack == to_rack is local",
+            ["group", "kind", "plan", "from_rack", "to_rack"],
+            registry=r,
+        )
         self.observe_errors = Counter(
             "rackwise_observe_errors_total", "observe rounds that failed", registry=r
         )

@@ -99,6 +99,17 @@ def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
     }
 
 
+JMX_EXPORTER_CONFIG = ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
+# A node's JMX exporter listens on the last port of its block (client port + 9), leaving
+# +3..+8 free for more listeners.
+JMX_EXPORTER_OFFSET = 9
+
+
+def jmx_exporter_jar() -> Path:
+    """The Prometheus JMX exporter agent, fetched by `make jars` (testbed/jmx-exporter/pom.xml)."""
+    return cache_dir() / "jmx-exporter" / "jmx_prometheus_javaagent.jar"
+
+
 class Testbed:
     """Drive the three-node cluster: up, down, status."""
 
@@ -190,6 +201,22 @@ class Testbed:
             raise TestbedError(f"mvn finished but no kafka_2.13 jar is in {self.libs}")
         marker.touch()
 
+    def jmx_exporter_port(self, node: Node) -> int | None:
+        """Where ``node`` serves its MBeans as Prometheus metrics (kafka.rackwise's included,
+        deploy/prometheus/jmx-exporter.yml), or None: no exporter jar in the cache (`make
+        jars`), or RACKWISE_TESTBED_JMX_EXPORTER=0."""
+        if os.environ.get("RACKWISE_TESTBED_JMX_EXPORTER") == "0" or not jmx_exporter_jar().is_file():
+            return None
+        return node.client_port + JMX_EXPORTER_OFFSET
+
+    def _jmx_exporter_args(self, node: Node) -> list[str]:
+        """The broker JVM's extra arguments for the JMX exporter agent (none when it is off):
+        ``-javaagent:<jar>=<host>:<port>:<config>`` serves /metrics on the loopback only."""
+        port = self.jmx_exporter_port(node)
+        if port is None:
+            return []
+        return [f"-javaagent:{jmx_exporter_jar()}={HOST}:{port}:{JMX_EXPORTER_CONFIG}"]
+
     def _java_cmd(self, node: Node) -> list[str]:
         java = shutil.which("java")
         if java is None:
@@ -198,7 +225,7 @@ class Testbed:
             java, f"-Xms{self.heap_mb // 2}m", f"-Xmx{self.heap_mb}m", "-XX:+UseG1GC",
             "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
             f"-Dlog4j2.configurationFile={ROOT / 'testbed' / 'kafka' / 'log4j2.properties'}",
-            f"-Dkafka.logs.dir={self._logs(node)}",
+            f"-Dkafka.logs.dir={self._logs(node)}", *self._jmx_exporter_args(node),
             "-cp", self.classpath, "kafka.Kafka", str(self._props(node)),
         ]
 
@@ -308,7 +335,8 @@ class Testbed:
             self._log("found a half-started testbed; stopping it first")
             self.down()
         self.ensure_jars()
-        busy = [p for n in self.nodes for p in (n.client_port, n.controller_port, n.sasl_port)
+        busy = [p for n in self.nodes
+                for p in (n.client_port, n.controller_port, n.sasl_port, self.jmx_exporter_port(n))
                 if p and _port_open(p)]
         if busy:
             raise TestbedError(

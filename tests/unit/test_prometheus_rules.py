@@ -9,7 +9,6 @@ Without it these tests skip and say so, except under CI=true, where they fail.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agent.daemon.ops import Metrics
+from tests.support.promnames import agent_metric_names, metric_names
 
 pytestmark = pytest.mark.unit
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,16 +25,11 @@ RULES = ROOT / "deploy" / "prometheus" / "rackwise-rules.yml"
 RULE_TESTS = ROOT / "deploy" / "prometheus" / "rackwise-rules.test.yml"
 # Metrics the rules may use that the agent does not export, and whose they are.
 NOT_THE_AGENTS = {
-    "rackwise_plugin_fallbacks_total": "the JVM plug-ins' fallback counter, through the brokers' "
-                                       "JMX exporter (its name is settled in the plug-ins' issue)",
+    "rackwise_plugin_fallbacks_total": "the JVM plug-ins' fallback counter, as the brokers' JMX "
+                                       "exporter names it with deploy/prometheus/jmx-exporter.yml "
+                                       "(tests/unit/test_jmx_exporter_config.py)",
     "up": "Prometheus' own, one per scrape target",
 }
-# PromQL words that are not metric names: aggregations, binary-operator keywords, modifiers.
-_KEYWORDS = frozenset({
-    "sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values", "bottomk",
-    "topk", "quantile", "limitk", "by", "without", "on", "ignoring", "group_left", "group_right",
-    "and", "or", "unless", "bool", "offset"})
-_SOURCES = ("agent", "metrics", "protocol", "assignor")
 
 
 def _promtool() -> str:
@@ -56,39 +50,6 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 def _rules() -> list[dict[str, Any]]:
     doc = yaml.safe_load(RULES.read_text())
     return [rule for group in doc["groups"] for rule in group["rules"]]
-
-
-def metric_names(expr: str) -> set[str]:
-    """The metric (and recorded series) names a PromQL expression selects."""
-    expr = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|`[^`]*`', '""', expr)  # strings
-    expr = re.sub(r"\{[^}]*\}", "", expr)  # label matchers
-    expr = re.sub(r"\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)", r"\1",
-                  expr)  # label lists
-    expr = re.sub(r"\[[^\]]*\]", "", expr)  # range and subquery durations
-    names = set()
-    for m in re.finditer(r"(?<![\w:.])([A-Za-z_:][\w:]*)(\s*\()?", expr):
-        word, call = m.group(1), m.group(2)
-        if not call and word not in _KEYWORDS:
-            names.add(word)
-    return names
-
-
-def exported_names() -> set[str]:
-    """Every sample name the agent exposes: its Metrics registry, plus any metric registered
-    anywhere else in the code (found by scanning the sources for prometheus_client calls)."""
-    names = {s.name for family in Metrics().registry.collect() for s in family.samples}
-    pattern = re.compile(r"\b(Counter|Gauge|Histogram|Summary)\(\s*\"([A-Za-z_:][\w:]*)\"")
-    for folder in _SOURCES:
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for kind, name in pattern.findall(path.read_text(encoding="utf-8")):
-                base = name.removesuffix("_total")
-                names.update({
-                    "Counter": {f"{base}_total"},
-                    "Gauge": {name},
-                    "Histogram": {f"{name}_bucket", f"{name}_sum", f"{name}_count"},
-                    "Summary": {name, f"{name}_sum", f"{name}_count"},
-                }[kind])
-    return names
 
 
 def test_rules_pass_promtool_check() -> None:
@@ -121,7 +82,7 @@ def test_every_alert_has_a_case_that_fires_and_one_that_does_not() -> None:
 
 
 def test_every_metric_the_rules_use_is_exported_by_the_agent() -> None:
-    exported = exported_names()
+    exported = agent_metric_names()
     recorded = {r["record"] for r in _rules() if "record" in r}
     used: dict[str, set[str]] = {}
     for rule in _rules():
