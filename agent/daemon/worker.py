@@ -44,7 +44,7 @@ from agent.settings import AgentSettings
 from agent.traffic import TrafficEstimator
 from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
-from protocol.plan import OBSERVE_REASONS, AssignmentPlan
+from protocol.plan import OBSERVE_REASONS, PLAN_REASONS, AssignmentPlan
 from protocol.streams_request import ERROR_DETAIL_HEADER, ERROR_HEADER, REQUEST_ID_HEADER
 
 log = structlog.get_logger("rackwise.publisher")
@@ -244,8 +244,11 @@ class PlanWorker:
                     plan = AssignmentPlan.from_json(msg.value() or b"")
                 except RackwiseError:
                     continue
-                if plan.reason in OBSERVE_REASONS:
-                    continue  # observe mode's plans are not this agent's planning state
+                if plan.reason not in PLAN_REASONS or plan.reason in OBSERVE_REASONS:
+                    # Observe mode's plans, the plug-ins' reports (reason "assigned") and a
+                    # newer writer's reasons are not this agent's planning state: recovered, a
+                    # plug-in's group would become a ghost and get an empty member-left plan.
+                    continue
                 old = latest.get(plan.group_id)
                 if old is None or plan.generation > old.generation:
                     latest[plan.group_id] = plan

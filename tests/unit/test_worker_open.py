@@ -126,3 +126,55 @@ def test_an_unexpected_error_fails_one_plan_not_the_worker(monkeypatch: pytest.M
     assert "internal error" in failed[0].error and w.alive
     assert w.metrics.plan_failures.labels("internal")._value.get() == 1
     w.stop(5)
+
+
+class FakeMessage:
+    def __init__(self, partition: int, value: bytes | None, eof: bool = False) -> None:
+        self._partition, self._value, self._eof = partition, value, eof
+
+    def error(self) -> Any:
+        return KafkaError(KafkaError._PARTITION_EOF) if self._eof else None
+
+    def partition(self) -> int:
+        return self._partition
+
+    def value(self) -> bytes | None:
+        return self._value
+
+
+class PlansConsumer:
+    """A plans partition holding the given values, then end of partition."""
+
+    def __init__(self, values: list[bytes]) -> None:
+        self.messages = [FakeMessage(0, v) for v in values] + [FakeMessage(0, None, eof=True)]
+
+    def get_watermark_offsets(self, tp: Any, timeout: float, cached: bool) -> tuple[int, int]:
+        return 0, len(self.messages) - 1
+
+    def assign(self, tps: Any) -> None:
+        pass
+
+    def poll(self, timeout: float) -> FakeMessage | None:
+        return self.messages.pop(0) if self.messages else None
+
+
+def test_recovery_keeps_only_this_agents_own_plans(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plug-in reports and observe plans share rackwise.plans; recovering them would make the
+    agent publish an empty member-left plan for groups it never planned."""
+    from protocol.plan import AssignmentPlan, MemberPlan, PlanSummary
+
+    def plan(group: str, reason: str, generation: int) -> bytes:
+        return AssignmentPlan(
+            group_id=group, generation=generation, reason=reason, assignor="x",
+            members=[MemberPlan(member_id="m", rack=None, partitions=[])],
+            summary=PlanSummary(partitions=0, cross_rack_partitions=0, traffic_cost=0,
+                                max_load=0, min_load=0),
+        ).to_json().encode()
+
+    w, _ = make_worker(monkeypatch, failures=0)
+    values = [plan("agent-group", "initial", 1), plan("agent-group", "member-joined", 2),
+              plan("plugin-group", "assigned", 5), plan("observed-group", "observed", 1),
+              plan("future-group", "some-newer-reason", 1), b"not a plan"]
+    latest = w._read_latest(PlansConsumer(values), 0)  # type: ignore[arg-type]
+    assert sorted(latest) == ["agent-group"]
+    assert latest["agent-group"].generation == 2
