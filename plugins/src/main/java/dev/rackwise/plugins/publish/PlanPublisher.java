@@ -17,6 +17,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * <p>Counters: published (acknowledged by Kafka), dropped (queue full, or closed), failed (the
  * JSON could not be written, or the send failed). A failure never ends the thread: it closes
  * the producer, waits (1 s doubling to 60 s) and makes a new one for the next plan; the failed
- * plan is not retried, since a newer plan of the group follows at its next assignment.
+ * plan is not retried, since a newer plan of the group follows at its next assignment. A
+ * missing topic (no agent has created it yet) closes the producer too, with one warning that
+ * says so, and waits 1 s doubling to 5 min: a producer left asking for a missing topic makes
+ * Kafka log a warning about it every second.
  *
  * <p>Example: {@code offer(plan of g1)} -> one record, key {@code g1}, value
  * {@code {"schema_version":1,"group_id":"g1","kind":"consumer","generation":...}}.
@@ -40,6 +45,7 @@ public final class PlanPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PlanPublisher.class);
     public static final int DEFAULT_CAPACITY = 1000;
     private static final long MAX_BACKOFF_MS = 60_000;
+    private static final long MAX_MISSING_BACKOFF_MS = TimeUnit.MINUTES.toMillis(5);
     private static final long LOG_EVERY_NS = TimeUnit.MINUTES.toNanos(1);
 
     private final String topic;
@@ -53,6 +59,9 @@ public final class PlanPublisher implements AutoCloseable {
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong lastLogNs = new AtomicLong(System.nanoTime() - LOG_EVERY_NS);
     private volatile Thread thread;
+    /** Set by a send that failed because the topic does not exist; read by the thread. */
+    private volatile boolean topicMissing;
+    private long missingBackoff;
 
     /** Nothing starts here: {@link #start()} does. {@code producers} makes a producer when one is needed. */
     public PlanPublisher(String topic, int capacity, Supplier<Producer<byte[], byte[]>> producers, long backoffMs) {
@@ -170,10 +179,28 @@ public final class PlanPublisher implements AutoCloseable {
                                 published.incrementAndGet();
                             } else {
                                 failed.incrementAndGet();
+                                if (isMissingTopic(error)) {
+                                    topicMissing = true;
+                                }
                                 warn("plan publisher: sending the plan of group " + plan.groupId() + " failed: " + error);
                             }
                         });
+                    if (topicMissing) {
+                        // A producer keeps asking for a topic it was given, and Kafka logs a
+                        // warning for each answer: close it and wait, 1 s doubling to 5 min.
+                        topicMissing = false;
+                        missingBackoff = missingBackoff == 0 ? backoffMs : Math.min(missingBackoff * 2, MAX_MISSING_BACKOFF_MS);
+                        log.warn("plan publisher: topic {} does not exist, so plans are not published (an agent "
+                            + "creates it at start-up, or create it yourself); next try in {} ms", topic, missingBackoff);
+                        closeQuietly(producer);
+                        producer = null;
+                        if (stop.await(missingBackoff, TimeUnit.MILLISECONDS)) {
+                            drainUntil = System.nanoTime();
+                        }
+                        continue;
+                    }
                     backoff = backoffMs;
+                    missingBackoff = 0;
                 } catch (RuntimeException e) {  // never let the thread die
                     failed.incrementAndGet();
                     warn("plan publisher: " + e + "; new producer in " + backoff + " ms");
@@ -195,6 +222,16 @@ public final class PlanPublisher implements AutoCloseable {
                 dropped.addAndGet(left);
             }
         }
+    }
+
+    /** Whether a send failed because the topic is missing (the producer waited max.block.ms for
+     *  its metadata, or the broker said so). */
+    static boolean isMissingTopic(Throwable error) {
+        if (error instanceof UnknownTopicOrPartitionException) {
+            return true;
+        }
+        String message = error.getMessage();
+        return error instanceof TimeoutException && message != null && message.contains("not present in metadata");
     }
 
     private static void closeQuietly(Producer<byte[], byte[]> producer) {

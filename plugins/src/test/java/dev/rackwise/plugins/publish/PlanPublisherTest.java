@@ -100,4 +100,48 @@ class PlanPublisherTest {
         assertTrue(p.isRunning());
         p.close();
     }
+
+    /** What KafkaProducer.send does for a topic missing from the metadata: the callback gets a
+     *  TimeoutException at once, and the producer keeps the topic in its metadata requests. */
+    private static final class NoTopicProducer extends MockProducer<byte[], byte[]> {
+        final AtomicInteger sends = new AtomicInteger();
+
+        NoTopicProducer() {
+            super(true, null, new ByteArraySerializer(), new ByteArraySerializer());
+        }
+
+        @Override
+        public synchronized java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata> send(
+                ProducerRecord<byte[], byte[]> record, org.apache.kafka.clients.producer.Callback callback) {
+            sends.incrementAndGet();
+            org.apache.kafka.common.errors.TimeoutException e = new org.apache.kafka.common.errors.TimeoutException(
+                "Topic " + record.topic() + " not present in metadata after 10 ms.");
+            callback.onCompletion(null, e);
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Test
+    void aMissingTopicClosesTheProducerAndBacksOff() throws InterruptedException {
+        List<NoTopicProducer> made = new ArrayList<>();
+        PlanPublisher p = new PlanPublisher("rackwise.plans", 100, () -> {
+            NoTopicProducer np = new NoTopicProducer();
+            made.add(np);
+            return np;
+        }, 200);
+        p.start();
+        for (int i = 0; i < 20; i++) {
+            p.offer(plan("g" + i, i));
+        }
+        await(() -> made.size() >= 2, "a new producer after the back-off");
+        assertTrue(made.get(0).closed(), "the producer that asked for the missing topic is closed");
+        assertEquals(1, made.get(0).sends.get(), "no more plans go to a producer once the topic is known missing");
+        // Back-off 200 ms, then 400 ms: in this time far fewer producers than plans were made.
+        Thread.sleep(300);
+        assertTrue(made.size() <= 3, "backing off: " + made.size() + " producers");
+        assertTrue(p.failed() >= 2);
+        assertTrue(PlanPublisher.isMissingTopic(new org.apache.kafka.common.errors.UnknownTopicOrPartitionException("x")));
+        assertFalse(PlanPublisher.isMissingTopic(new org.apache.kafka.common.errors.TimeoutException("Expiring 1 record(s)")));
+        p.close();
+    }
 }
