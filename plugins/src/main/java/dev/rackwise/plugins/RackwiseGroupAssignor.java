@@ -58,6 +58,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private volatile PluginConfig config;
     private volatile boolean followerFetching;
     private volatile boolean wired;
+    private volatile String metricsName = "broker";
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
@@ -83,7 +84,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         Object node = configs.get("node.id") != null ? configs.get("node.id") : configs.get("broker.id");
         config = PluginConfig.parse(configs, listener.map(BrokerListener::bootstrap).orElse(null), inherited,
             "rackwise-broker-" + node);
-        metrics.register("RackwiseGroupAssignor", "broker-" + node);
+        metricsName = "broker-" + node;
         followerFetching = RACK_AWARE_SELECTOR.equals(Settings.string(configs.get("replica.selector.class")));
         if (CONFIGURED_ONCE.compareAndSet(false, true)) {
             log.info("rackwise group assignor loaded: decides in-process; {}; advice and plans at {}",
@@ -104,6 +105,9 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         long start = System.nanoTime();
         if (announced.compareAndSet(false, true)) {
             log.info("rackwise group assignor: first assign() on thread {}", Thread.currentThread().getName());
+            // JMX on the first assign(), not in configure(): Kafka configures an instance for
+            // every KafkaConfig it builds and never closes them; only the coordinator's assigns.
+            metrics.register("RackwiseGroupAssignor", metricsName);
         }
         String groupId = null;
         try {

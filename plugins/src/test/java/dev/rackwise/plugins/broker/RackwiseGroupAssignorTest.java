@@ -169,4 +169,25 @@ class RackwiseGroupAssignorTest {
             pool.shutdownNow();
         }
     }
+
+    @Test
+    void onlyAnInstanceThatAssignsShowsInJmx() throws Exception {
+        // Kafka configures one instance per KafkaConfig it builds; only one of them ever assigns
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        javax.management.ObjectName pattern =
+            new javax.management.ObjectName("kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77*");
+        List<RackwiseGroupAssignor> built = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> null);
+            a.configure(Map.of("node.id", "77", "listeners", "PLAINTEXT://127.0.0.1:21092"));
+            built.add(a);
+        }
+        assertEquals(Set.of(), server.queryNames(pattern, null), "configured, never used: not registered");
+        built.get(1).assign(spec(Set.of()), TOPICS);
+        built.get(1).assign(spec(Set.of()), TOPICS);
+        assertEquals(Set.of(new javax.management.ObjectName("kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77")),
+            server.queryNames(pattern, null));
+        assertEquals(2L, server.getAttribute(new javax.management.ObjectName(
+            "kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77"), "AssignmentsComputed"));
+    }
 }
