@@ -38,13 +38,16 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[spark,dev]'
 	touch $@
 
+# The POMs are package data, so an installed wheel fetches the same jars on first use
+# (agent/dev/paths.py, metrics/session.py); the Spark POM names the four connector jars itself.
+KAFKA_POM := agent/dev/resources/kafka/pom.xml
+SPARK_POM := metrics/resources/spark/pom.xml
 jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete
-$(CACHE)/kafka-libs/.complete: testbed/kafka/pom.xml
-	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
+$(CACHE)/kafka-libs/.complete: $(KAFKA_POM)
+	$(MVN) -f $(KAFKA_POM) dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
 	touch $@
-$(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
-	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars \
-	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+$(CACHE)/spark-jars/.complete: $(SPARK_POM)
+	$(MVN) -f $(SPARK_POM) dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars
 	touch $@
 
 # The JVM plug-in jar (plugins/README.md): Kafka's assignor plug-in points in front of the agent.
