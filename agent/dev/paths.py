@@ -54,25 +54,24 @@ def cache_dir() -> Path:
     return _env_path("RACKWISE_CACHE_DIR") or (root / ".cache" if root else _xdg("XDG_CACHE_HOME", ".cache"))
 
 
-def state_dir() -> Path:
-    """What the tooling runs and writes (not a cache: a running testbed's pids live here):
-    the checkout itself, else ``~/.local/state/rackwise``."""
-    root = checkout()
-    return root if root else _xdg("XDG_STATE_HOME", ".local/state")
+def _user_state_dir() -> Path:
+    """What an installed package runs and writes; not a cache, since a running testbed's pids
+    live there."""
+    return _xdg("XDG_STATE_HOME", ".local/state")
 
 
 def testbed_dir() -> Path:
     """The testbed's state: RACKWISE_TESTBED_DIR, else ``.testbed`` in a checkout, else
     ``~/.local/state/rackwise/testbed``."""
     root = checkout()
-    return _env_path("RACKWISE_TESTBED_DIR") or (root / ".testbed" if root else state_dir() / "testbed")
+    return _env_path("RACKWISE_TESTBED_DIR") or (root / ".testbed" if root else _user_state_dir() / "testbed")
 
 
 def demo_out_dir() -> Path:
     """The demo's Parquet tables, report and summary.json: ``out/demo`` in a checkout, else
     ``~/.local/state/rackwise/demo``."""
     root = checkout()
-    return root / "out" / "demo" if root else state_dir() / "demo"
+    return root / "out" / "demo" if root else _user_state_dir() / "demo"
 
 
 def plugin_jar() -> Path | None:
