@@ -469,7 +469,8 @@ class Demo:
 
 def run_demo(bootstrap: str | None = None, keep: bool = False, out: str | Path | None = None,
              say: Callable[[str], None] | None = None) -> int:
-    """``rackwise demo``: 0 on success, 1 on failure, 130 when interrupted."""
+    """``rackwise demo``: 0 on success, 1 on failure, 2 when an extra is missing (said in one
+    line), 130 when interrupted."""
     printer = say or (lambda msg: print(msg, flush=True))
     missing = [m for m in NEEDS if importlib.util.find_spec(m) is None]
     if missing:
