@@ -82,10 +82,13 @@ def _build_wheel(tmp: Path) -> Path:
 
 
 def _install(wheel: Path, tmp: Path) -> Path:
+    """A fresh venv with the wheel and its base dependencies. This pip installs into it
+    (``--python``), which spares the venv its own pip; no bytecode is compiled up front."""
     venv = tmp / "venv"
-    assert _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp).returncode == 0
-    proc = _run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                 "-c", str(ROOT / "constraints.txt"), str(wheel)], cwd=tmp, timeout=600)
+    assert _run([sys.executable, "-m", "venv", "--without-pip", str(venv)], cwd=tmp).returncode == 0
+    proc = _run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q",
+                 "--no-compile", "--disable-pip-version-check", "-c", str(ROOT / "constraints.txt"),
+                 str(wheel)], cwd=tmp, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return venv
 
