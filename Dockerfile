@@ -8,10 +8,8 @@ COPY protocol protocol
 COPY assignor assignor
 COPY agent agent
 COPY metrics metrics
-COPY testbed testbed
 RUN pip install --no-cache-dir -c constraints.txt '.[spark]' \
-    && mvn -B -q -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=/app/.cache/spark-jars \
-       -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+    && mvn -B -q -f metrics/resources/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=/app/.cache/spark-jars
 ENV RACKWISE_CACHE_DIR=/app/.cache
 RUN useradd --system rackwise && mkdir -p /data && chown rackwise /data
 USER rackwise

@@ -39,19 +39,23 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[spark,dev]'
 	touch $@
 
+# The POMs are package data, so an installed wheel fetches the same jars on first use
+# (agent/dev/paths.py, metrics/session.py); the Spark POM names the four connector jars itself.
+KAFKA_POM := agent/dev/resources/kafka/pom.xml
+SPARK_POM := metrics/resources/spark/pom.xml
+JMX_EXPORTER_POM := agent/dev/resources/jmx-exporter/pom.xml
 jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete $(CACHE)/jmx-exporter/.complete
-$(CACHE)/kafka-libs/.complete: testbed/kafka/pom.xml
-	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
+$(CACHE)/kafka-libs/.complete: $(KAFKA_POM)
+	$(MVN) -f $(KAFKA_POM) dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
 	touch $@
-$(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
-	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars \
-	  -DincludeArtifactIds=spark-sql-kafka-0-10_2.13,spark-token-provider-kafka-0-10_2.13,kafka-clients,commons-pool2
+$(CACHE)/spark-jars/.complete: $(SPARK_POM)
+	$(MVN) -f $(SPARK_POM) dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars
 	touch $@
 # The Prometheus JMX exporter agent the testbed brokers run (deploy/prometheus/jmx-exporter.yml),
 # saved without its version (jmx_prometheus_javaagent.jar) so agent/dev/testbed.py and
 # docker-compose.yml name it the same whatever the pom says.
-$(CACHE)/jmx-exporter/.complete: testbed/jmx-exporter/pom.xml
-	$(MVN) -f testbed/jmx-exporter/pom.xml dependency:copy-dependencies -DexcludeTransitive=true \
+$(CACHE)/jmx-exporter/.complete: $(JMX_EXPORTER_POM)
+	$(MVN) -f $(JMX_EXPORTER_POM) dependency:copy-dependencies -DexcludeTransitive=true \
 	  -Dmdep.stripVersion=true -DoutputDirectory=$(CACHE)/jmx-exporter
 	touch $@
 

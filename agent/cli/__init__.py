@@ -3,7 +3,8 @@
 Each subcommand lives in its own module of this package (``agent.cli.<name>``) and exposes
 ``register(subparsers)``; this module only discovers them, parses and dispatches, so parts
 of the tool can grow without touching one shared file. A RackwiseError ends the command
-with a one-line message on stderr and exit code 2, never a traceback.
+with a one-line message on stderr and exit code 2, never a traceback; so does a missing
+optional dependency, naming the extra that installs it.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from collections.abc import Sequence
 from protocol.errors import RackwiseError
 
 EXIT_USAGE = 2
+# Top-level modules of the optional extras (pyproject.toml), and the extra that brings each.
+EXTRA_OF_MODULE = {"pyspark": "spark", "pyarrow": "spark", "pandas": "spark",
+                   "matplotlib": "spark", "kafka": "demo"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,6 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except ModuleNotFoundError as exc:
+        extra = EXTRA_OF_MODULE.get((exc.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"rackwise {args.command}: error: {exc.name} is not installed; it comes with the "
+              f"'{extra}' extra: pip install 'rackwise[{extra}]'", file=sys.stderr)
+        return EXIT_USAGE
     return int(code or 0)
 
 

@@ -1,11 +1,12 @@
 """The local testbed: three real Apache Kafka KRaft nodes on 127.0.0.1 with racks az1/az2/az3.
 
-No Docker: the broker classpath comes from Maven Central (testbed/kafka/pom.xml, copied into
-the jar cache by ``mvn dependency:copy-dependencies``) and each node runs as a plain ``java``
-process. Each node is a combined broker+controller with a static voter set, so the three
-start together and elect a leader among themselves.
+No Docker: the broker classpath comes from Maven Central (agent/dev/resources/kafka/pom.xml,
+package data, copied into the jar cache by ``mvn dependency:copy-dependencies``) and each node
+runs as a plain ``java`` process. Each node is a combined broker+controller with a static
+voter set, so the three start together and elect a leader among themselves.
 
-State lives in one directory (``.testbed/`` in the checkout, or RACKWISE_TESTBED_DIR):
+State lives in one directory (``.testbed/`` in a checkout, ``~/.local/state/rackwise/testbed``
+in an installed package, or RACKWISE_TESTBED_DIR: agent/dev/paths.py):
 ``nodeN.properties``, ``data/nN``, ``logs/nN`` and ``pids/nN``. ``up`` is idempotent (a
 running healthy testbed is reused), ``down`` stops every node, waits for its ports to close
 and wipes the data, so the next ``up`` starts a fresh cluster.
@@ -26,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.dev import paths
 from protocol.errors import RackwiseError
 
-ROOT = Path(__file__).resolve().parents[2]
 RACKS = ("az1", "az2", "az3")
 HOST = "127.0.0.1"
 
@@ -52,14 +53,9 @@ class Node:
         return f"{HOST}:{self.client_port}"
 
 
-def _env_path(name: str, default: Path) -> Path:
-    value = os.environ.get(name)
-    return Path(value).resolve() if value else default
-
-
 def cache_dir() -> Path:
     """Where Maven-copied jars live (shared by testbed, Spark job and Java harnesses)."""
-    return _env_path("RACKWISE_CACHE_DIR", ROOT / ".cache")
+    return paths.cache_dir()
 
 
 def _port_open(port: int, host: str = HOST, timeout: float = 0.3) -> bool:
@@ -83,7 +79,6 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-PLUGIN_JAR = ROOT / "plugins" / "target" / "rackwise-plugins.jar"
 GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
 
 
@@ -99,14 +94,15 @@ def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
     }
 
 
-JMX_EXPORTER_CONFIG = ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
+JMX_EXPORTER_CONFIG = paths.PACKAGE_ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
 # A node's JMX exporter listens on the last port of its block (client port + 9), leaving
 # +3..+8 free for more listeners.
 JMX_EXPORTER_OFFSET = 9
 
 
 def jmx_exporter_jar() -> Path:
-    """The Prometheus JMX exporter agent, fetched by `make jars` (testbed/jmx-exporter/pom.xml)."""
+    """The Prometheus JMX exporter agent, fetched by `make jars`
+    (agent/dev/resources/jmx-exporter/pom.xml)."""
     return cache_dir() / "jmx-exporter" / "jmx_prometheus_javaagent.jar"
 
 
@@ -118,7 +114,7 @@ class Testbed:
     def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
                  heap_mb: int = 512, sasl: bool = False,
                  log: Callable[[str], None] | None = None, plugins: bool | None = None) -> None:
-        self.dir = base_dir or _env_path("RACKWISE_TESTBED_DIR", ROOT / ".testbed")
+        self.dir = base_dir or paths.testbed_dir()
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
         # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
         # Every port stays below Linux's ephemeral range (32768+): a client socket that
@@ -134,10 +130,12 @@ class Testbed:
         self.heap_mb = heap_mb
         self.sasl = sasl
         self._log = log or (lambda msg: None)
-        # The brokers load rackwise's KIP-848 assignor when its jar is built (make setup),
-        # unless RACKWISE_TESTBED_PLUGINS=0 says otherwise.
+        # The brokers load rackwise's KIP-848 assignor when its jar is built (make setup, or
+        # RACKWISE_PLUGIN_JAR for an installed package), unless RACKWISE_TESTBED_PLUGINS=0.
+        self.plugin_jar = paths.plugin_jar()
         if plugins is None:
-            plugins = PLUGIN_JAR.is_file() and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0"
+            plugins = (self.plugin_jar is not None and self.plugin_jar.is_file()
+                       and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0")
         self.plugins = plugins
 
     # ---- paths -------------------------------------------------------------------------
@@ -152,9 +150,11 @@ class Testbed:
         assignor) for every KafkaConfig, the format step's included."""
         if not self.plugins:
             return f"{self.libs}/*"
-        if not PLUGIN_JAR.is_file():
-            raise TestbedError(f"no plug-in jar at {PLUGIN_JAR}: build it with `make plugins`")
-        return f"{self.libs}/*{os.pathsep}{PLUGIN_JAR}"
+        if self.plugin_jar is None:
+            raise TestbedError(f"no plug-in jar in an installed package: {paths.PLUGIN_JAR_HINT}")
+        if not self.plugin_jar.is_file():
+            raise TestbedError(f"no plug-in jar at {self.plugin_jar}: build it with `make plugins`")
+        return f"{self.libs}/*{os.pathsep}{self.plugin_jar}"
 
     def _props(self, node: Node) -> Path:
         return self.dir / f"node{node.node_id}.properties"
@@ -191,7 +191,7 @@ class Testbed:
                                "to fetch the Kafka jars")
         self._log(f"fetching Kafka jars into {self.libs} (first run only)")
         self.libs.mkdir(parents=True, exist_ok=True)
-        cmd = [mvn, "-B", "-q", "-f", str(ROOT / "testbed" / "kafka" / "pom.xml"),
+        cmd = [mvn, "-B", "-q", "-f", str(paths.resource("kafka", "pom.xml")),
                "dependency:copy-dependencies", "-DincludeScope=runtime",
                f"-DoutputDirectory={self.libs}"]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
@@ -204,8 +204,10 @@ class Testbed:
     def jmx_exporter_port(self, node: Node) -> int | None:
         """Where ``node`` serves its MBeans as Prometheus metrics (kafka.rackwise's included,
         deploy/prometheus/jmx-exporter.yml), or None: no exporter jar in the cache (`make
-        jars`), or RACKWISE_TESTBED_JMX_EXPORTER=0."""
-        if os.environ.get("RACKWISE_TESTBED_JMX_EXPORTER") == "0" or not jmx_exporter_jar().is_file():
+        jars`), no exporter config (an installed package: it lives in the checkout's deploy/),
+        or RACKWISE_TESTBED_JMX_EXPORTER=0."""
+        if (os.environ.get("RACKWISE_TESTBED_JMX_EXPORTER") == "0"
+                or not jmx_exporter_jar().is_file() or not JMX_EXPORTER_CONFIG.is_file()):
             return None
         return node.client_port + JMX_EXPORTER_OFFSET
 
@@ -224,7 +226,7 @@ class Testbed:
         return [
             java, f"-Xms{self.heap_mb // 2}m", f"-Xmx{self.heap_mb}m", "-XX:+UseG1GC",
             "-XX:MaxGCPauseMillis=20", "-Djava.awt.headless=true",
-            f"-Dlog4j2.configurationFile={ROOT / 'testbed' / 'kafka' / 'log4j2.properties'}",
+            f"-Dlog4j2.configurationFile={paths.resource('kafka', 'log4j2.properties')}",
             f"-Dkafka.logs.dir={self._logs(node)}", *self._jmx_exporter_args(node),
             "-cp", self.classpath, "kafka.Kafka", str(self._props(node)),
         ]
@@ -347,10 +349,13 @@ class Testbed:
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         cid = self._cluster_id()
         if self.plugins:
-            self._log(f"brokers load rackwise's KIP-848 assignor from {PLUGIN_JAR} "
+            self._log(f"brokers load rackwise's KIP-848 assignor from {self.plugin_jar} "
                       f"(group.consumer.assignors=uniform,range,{GROUP_ASSIGNOR}): groups opt in "
                       "with group.protocol=consumer, group.remote.assignor=rackwise; "
                       "the others keep Kafka's default (uniform)")
+        elif self.plugin_jar is None and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0":
+            self._log("brokers start without rackwise's KIP-848 assignor (no plug-in jar in an "
+                      f"installed package): to load it, {paths.PLUGIN_JAR_HINT}")
         for node in self.nodes:
             self._write_config(node)
             self._logs(node).mkdir(parents=True, exist_ok=True)

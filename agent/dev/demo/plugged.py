@@ -7,8 +7,9 @@
   ``group.remote.assignor=rackwise``: the group coordinator's ``RackwiseGroupAssignor``
   computes it on the broker.
 
-The Java source is compiled once with ``javac`` against Kafka's jars (the testbed's classpath,
-fetched by ``make setup``) into the demo's work directory, then run with the plug-in jar on
+The Java source (package data, shipped in the wheel) is compiled once with ``javac`` against
+Kafka's jars (the testbed's classpath, fetched by ``make setup`` or the first ``testbed up``)
+into the demo's work directory, then run with the plug-in jar on
 the classpath: one compile instead of one per JVM, as Java's single-file launcher would do.
 
 A group has formed when its clients run a plan the plug-in published (reason ``assigned``,
@@ -29,8 +30,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent.dev import paths
 from agent.dev.tail import PlanReader
-from agent.dev.testbed import PLUGIN_JAR, cache_dir
+from agent.dev.testbed import cache_dir
 from agent.dev.wire import Client, JsonLineClient, RdkafkaConsumer, follows
 from protocol.plan import PLUGIN_REASON, AssignmentPlan
 
@@ -54,9 +56,12 @@ def java_missing() -> str | None:
         if shutil.which(tool) is None:
             return f"'{tool}' is not on PATH (install OpenJDK 17+)"
     if not (kafka_libs() / ".complete").exists():
-        return f"Kafka's jars are not in {kafka_libs()} (run `make setup`)"
-    if not PLUGIN_JAR.is_file():
-        return f"no plug-in jar at {PLUGIN_JAR} (run `make setup`)"
+        return f"Kafka's jars are not in {kafka_libs()} (run `make setup` or `rackwise testbed up`)"
+    jar = paths.plugin_jar()
+    if jar is None:
+        return f"an installed package has no plug-in jar: {paths.PLUGIN_JAR_HINT}"
+    if not jar.is_file():
+        return f"no plug-in jar at {jar} (run `make setup`)"
     return None
 
 
@@ -82,7 +87,7 @@ class JavaMember(JsonLineClient):
                  topics: dict[str, str], log_dir: Path) -> None:
         config = {**JAVA_CONFIG, "rackwise.plans.topic": topics["plans"],
                   "rackwise.advice.topic": topics["advice"]}
-        classpath = os.pathsep.join([str(classes), f"{kafka_libs()}/*", str(PLUGIN_JAR)])
+        classpath = os.pathsep.join([str(classes), f"{kafka_libs()}/*", str(paths.plugin_jar())])
         cmd = ["java", *JVM_FLAGS, f"-Dlog4j2.configurationFile={LOG4J}", "-cp", classpath,
                "DemoConsumer", f"bootstrap={bootstrap}", f"group={group}", f"topic={topic}",
                f"rack={rack}", f"client-id=java-{rack}", "stats-ms=500",

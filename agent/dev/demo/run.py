@@ -30,6 +30,7 @@ own statistics. ``summary.json`` next to the report holds both for scripts and t
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import shutil
@@ -42,7 +43,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.dev import testbed
+from agent.dev import paths, testbed
 from agent.dev.demo import onwire, plugged
 from agent.dev.demo.figures import figure_lines, latest_figures, plan_line, write_summary
 from agent.dev.demo.layout import PARTITIONS, Layout, Names, agent_settings, settled
@@ -50,9 +51,10 @@ from agent.dev.demo.util import output_to, rel, sigterm_as_interrupt, tail
 from agent.dev.wire import follows
 from protocol.errors import RackwiseError
 
-ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_OUT = ROOT / "out" / "demo"
 RECORDS_PER_TOPIC = 600
+# What the demo imports beyond the base package: Spark and the report (the spark extra), and
+# kafka-python for the replica move; pip install 'rackwise[demo]' brings them all.
+NEEDS = ("pyspark", "pyarrow", "matplotlib", "kafka")
 
 
 class DemoError(RackwiseError):
@@ -233,8 +235,10 @@ class Demo:
                "--bootstrap", self.bootstrap, "--ops-port", "-1", "--log-format", "json"]
         with open(log_path, "wb") as log:
             # Its own session: Ctrl-C reaches the demo, which then stops the agent in order.
+            # In a checkout it starts from the root, so `-m agent` is this code, not an install.
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, cwd=ROOT, start_new_session=True,
+                                    stdin=subprocess.DEVNULL, cwd=paths.checkout() or self.work,
+                                    start_new_session=True,
                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
         stack.callback(self._stop_agent, proc)
         self.say(f"started `rackwise agent run` (pid {proc.pid}, log {rel(log_path)})")
@@ -465,10 +469,16 @@ class Demo:
 
 def run_demo(bootstrap: str | None = None, keep: bool = False, out: str | Path | None = None,
              say: Callable[[str], None] | None = None) -> int:
-    """``rackwise demo``: 0 on success, 1 on failure, 130 when interrupted."""
+    """``rackwise demo``: 0 on success, 1 on failure, 2 when an extra is missing (said in one
+    line), 130 when interrupted."""
     printer = say or (lambda msg: print(msg, flush=True))
+    missing = [m for m in NEEDS if importlib.util.find_spec(m) is None]
+    if missing:
+        printer(f"demo needs {', '.join(missing)}, which come with the 'demo' extra: "
+                "pip install 'rackwise[demo]'")
+        return 2
     demo = Demo(bootstrap or os.environ.get("RACKWISE_BOOTSTRAP"), keep,
-                Path(out) if out else DEFAULT_OUT, printer)
+                Path(out) if out else paths.demo_out_dir(), printer)
     try:
         with sigterm_as_interrupt():
             demo.run()
