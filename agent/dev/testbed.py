@@ -22,7 +22,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,7 +106,8 @@ class Testbed:
 
     def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
                  heap_mb: int = 512, sasl: bool = False,
-                 log: Callable[[str], None] | None = None, plugins: bool | None = None) -> None:
+                 log: Callable[[str], None] | None = None, plugins: bool | None = None,
+                 overrides: Mapping[int, Mapping[str, str | None]] | None = None) -> None:
         self.dir = base_dir or _env_path("RACKWISE_TESTBED_DIR", ROOT / ".testbed")
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
         # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
@@ -128,6 +129,11 @@ class Testbed:
         if plugins is None:
             plugins = PLUGIN_JAR.is_file() and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0"
         self.plugins = plugins
+        # Per-node broker properties on top of the defaults, for misconfigured clusters
+        # (rackwise doctor's tests): {node id: {property: value, or None to leave it out}}.
+        # Read whenever a node's config is written (up, restart_node).
+        self.overrides: dict[int, dict[str, str | None]] = {
+            n: dict(props) for n, props in (overrides or {}).items()}
 
     # ---- paths -------------------------------------------------------------------------
     @property
@@ -253,8 +259,21 @@ class Testbed:
         }
         if self.plugins:
             props.update(broker_plugin_settings())
-        lines = [f"{k}={v}" for k, v in props.items()] + extra
+        lines = [f"{k}={v}" for k, v in self.broker_properties(node, props).items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
+
+    def broker_properties(self, node: Node, defaults: Mapping[str, str]) -> dict[str, str]:
+        """``defaults`` with this node's overrides applied (None removes a property)."""
+        props = dict(defaults)
+        for key, value in self.overrides.get(node.node_id, {}).items():
+            if value is None:
+                props.pop(key, None)
+            else:
+                props[key] = value
+        return props
+
+    def _expects_rack(self, node: Node) -> bool:
+        return self.overrides.get(node.node_id, {}).get("broker.rack", node.rack) is not None
 
     def _cluster_id(self) -> str:
         path = self.dir / "cluster.id"
@@ -355,7 +374,8 @@ class Testbed:
             try:
                 cluster = admin.describe_cluster(request_timeout=5).result(timeout=10)
                 racks = {node.id: node.rack for node in cluster.nodes}
-                if len(racks) == 3 and all(racks.values()):
+                if len(racks) == 3 and all(racks[n.node_id] for n in self.nodes
+                                           if self._expects_rack(n) and n.node_id in racks):
                     # The group coordinator needs a leader for __consumer_offsets; the first
                     # consumer creates it, which is fast with 3 partitions.
                     return True
@@ -416,6 +436,18 @@ class Testbed:
                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
         out.close()
         self._pidfile(node).write_text(str(proc.pid))
+
+    def restart_node(self, node_id: int, timeout: float = 120.0) -> None:
+        """Stop one node, write its config again (with the current ``overrides``), start it
+        and wait until the cluster is ready: a broker setting that Kafka cannot change at
+        run time (read-only configs) is fixed this way."""
+        node = self.nodes[node_id - 1]
+        self.stop_node(node_id)
+        self._write_config(node)
+        self.start_node(node_id)
+        if not self._wait_ready(timeout):
+            raise TestbedError(f"node {node_id} did not come back within {timeout:.0f}s:\n"
+                               f"{self._log_tail()}")
 
     def status(self) -> list[dict[str, object]]:
         return [
