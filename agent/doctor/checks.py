@@ -390,7 +390,8 @@ def check_follower_fetching(snap: Snapshot) -> list[Finding]:
     parts_now = sum(int(str(r["cross_rack_partitions_leader"])) for r in rows)
     parts_then = sum(int(str(r["cross_rack_partitions_nearest"])) for r in rows)
     measured = [r for r in rows if r["cross_rack_bytes_per_s_leader"] is not None]
-    figures = f"{parts_now} cross-rack partitions now, {parts_then} with follower fetching"
+    figures = (f"{parts_now} cross-rack partitions now, {parts_then} with follower fetching"
+               if rows else "no group's assignment could be measured to price it")
     details: dict[str, object] = {"groups": rows, "members_with_rack": with_rack,
                                   "cross_rack_partitions_leader": parts_now,
                                   "cross_rack_partitions_nearest": parts_then,
