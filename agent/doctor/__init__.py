@@ -15,7 +15,13 @@ checks.
 
 from __future__ import annotations
 
-from agent.doctor.checks import CHECKS, follower_fetching_saving, rack_mapping, run_checks
+from agent.doctor.checks import (
+    CHECKS,
+    ReadCost,
+    follower_fetching_saving,
+    rack_mapping,
+    run_checks,
+)
 from agent.doctor.gather import Unreachable, gather
 from agent.doctor.model import (
     ERROR,
@@ -55,6 +61,7 @@ __all__ = [
     "GroupReads",
     "GroupState",
     "MemberState",
+    "ReadCost",
     "Snapshot",
     "Unreachable",
     "follower_fetching_saving",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from agent.doctor.model import (
     ADVICE_EMPTY,
@@ -349,9 +350,26 @@ def check_agent(snap: Snapshot) -> list[Finding]:
 
 # ---- what follower fetching would save ----------------------------------------------------
 
-def follower_fetching_saving(snap: Snapshot) -> list[dict[str, object]]:
-    """Per group: cross-rack partitions and bytes/s of the assignment it runs, read from leaders
-    (now) and from the nearest replica (with RackAwareReplicaSelector), by assignor.cost."""
+@dataclass(frozen=True)
+class ReadCost:
+    """One group's assignment priced two ways by assignor.cost: read from leaders (now) and
+    from the nearest replica (with RackAwareReplicaSelector). Bytes None: not measured."""
+
+    group: str
+    cross_rack_partitions_leader: int
+    cross_rack_partitions_nearest: int
+    cross_rack_bytes_per_s_leader: float | None
+    cross_rack_bytes_per_s_nearest: float | None
+    usd_per_month_leader: float | None
+    usd_per_month_nearest: float | None
+
+    def to_json(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+def follower_fetching_saving(snap: Snapshot) -> list[ReadCost]:
+    """Per group: what the assignment it runs reads across racks from leaders and from the
+    nearest replica, by the cost model every rackwise figure uses (assignor.cost)."""
     rows = []
     for r in snap.reads:
         now = dataclasses.replace(r.view, follower_fetching=False)
@@ -359,15 +377,11 @@ def follower_fetching_saving(snap: Snapshot) -> list[dict[str, object]]:
         lists = {m: list(tps) for m, tps in r.assignment.items()}
         leader = group_cost(now, lists, places(now, lists, r.racks, r.locations))
         nearest = group_cost(then, lists, places(then, lists, r.racks, r.locations))
-        rows.append({
-            "group": r.group_id,
-            "cross_rack_partitions_leader": leader.cross_rack_partitions,
-            "cross_rack_partitions_nearest": nearest.cross_rack_partitions,
-            "cross_rack_bytes_per_s_leader": leader.cross_rack_bytes_per_s,
-            "cross_rack_bytes_per_s_nearest": nearest.cross_rack_bytes_per_s,
-            "usd_per_month_leader": snap.price.per_month(leader.cross_rack_bytes_per_s),
-            "usd_per_month_nearest": snap.price.per_month(nearest.cross_rack_bytes_per_s),
-        })
+        rows.append(ReadCost(
+            r.group_id, leader.cross_rack_partitions, nearest.cross_rack_partitions,
+            leader.cross_rack_bytes_per_s, nearest.cross_rack_bytes_per_s,
+            snap.price.per_month(leader.cross_rack_bytes_per_s),
+            snap.price.per_month(nearest.cross_rack_bytes_per_s)))
     return rows
 
 
@@ -387,18 +401,18 @@ def check_follower_fetching(snap: Snapshot) -> list[Finding]:
     if not with_rack:
         return []
     rows = follower_fetching_saving(snap)
-    parts_now = sum(int(str(r["cross_rack_partitions_leader"])) for r in rows)
-    parts_then = sum(int(str(r["cross_rack_partitions_nearest"])) for r in rows)
-    measured = [r for r in rows if r["cross_rack_bytes_per_s_leader"] is not None]
+    parts_now = sum(r.cross_rack_partitions_leader for r in rows)
+    parts_then = sum(r.cross_rack_partitions_nearest for r in rows)
+    measured = [r for r in rows if r.cross_rack_bytes_per_s_leader is not None]
     figures = (f"{parts_now} cross-rack partitions now, {parts_then} with follower fetching"
                if rows else "no group's assignment could be measured to price it")
-    details: dict[str, object] = {"groups": rows, "members_with_rack": with_rack,
+    details: dict[str, object] = {"groups": [r.to_json() for r in rows], "members_with_rack": with_rack,
                                   "cross_rack_partitions_leader": parts_now,
                                   "cross_rack_partitions_nearest": parts_then,
                                   "window_s": snap.window_s}
     if measured:
-        now = sum(float(str(r["cross_rack_bytes_per_s_leader"])) for r in measured)
-        then = sum(float(str(r["cross_rack_bytes_per_s_nearest"])) for r in measured)
+        now = sum(r.cross_rack_bytes_per_s_leader or 0.0 for r in measured)
+        then = sum(r.cross_rack_bytes_per_s_nearest or 0.0 for r in measured)
         saving = max(0.0, now - then)
         usd = snap.price.per_month(saving) or 0.0
         figures += (f"; {_rate(now)} read across racks now, {_rate(then)} with it: saves "

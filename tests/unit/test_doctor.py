@@ -222,10 +222,9 @@ def test_follower_fetching_saving_by_the_cost_model() -> None:
     r = reads("g", [(1, 2), (2, 1), (3,)], [1000.0, 2000.0, 4000.0],
               {"a": ("az2", [0, 1]), "b": ("az1", [2])})
     [row] = follower_fetching_saving(snap(reads=(r,)))
-    assert row["cross_rack_partitions_leader"] == 2
-    assert row["cross_rack_partitions_nearest"] == 1
-    assert row["cross_rack_bytes_per_s_leader"] == 5000.0
-    assert row["cross_rack_bytes_per_s_nearest"] == 4000.0
+    assert (row.cross_rack_partitions_leader, row.cross_rack_partitions_nearest) == (2, 1)
+    assert (row.cross_rack_bytes_per_s_leader, row.cross_rack_bytes_per_s_nearest) == (5000.0, 4000.0)
+    assert row.usd_per_month_leader == Price().per_month(5000.0)
     brokers = (broker(1, selector=""), broker(2, selector=""), broker(3, selector=""))
     s = snap(brokers=brokers, groups=(group("g", "az2", "az1"),), reads=(r,), window_s=5)
     found = next(f for f in run_checks(s) if f.id == "follower-fetching-off")
@@ -262,8 +261,10 @@ def test_reading_the_nearest_replica_never_costs_more_seeded() -> None:
         for p in range(n):
             owners[rng.choice(sorted(owners))][1].append(p)
         [row] = follower_fetching_saving(snap(reads=(reads(f"g{case}", placement, rates, owners),)))
-        assert row["cross_rack_bytes_per_s_nearest"] <= row["cross_rack_bytes_per_s_leader"], (seed, case)
-        assert row["cross_rack_partitions_nearest"] <= row["cross_rack_partitions_leader"], (seed, case)
+        assert row.cross_rack_bytes_per_s_nearest is not None
+        assert row.cross_rack_bytes_per_s_leader is not None
+        assert row.cross_rack_bytes_per_s_nearest <= row.cross_rack_bytes_per_s_leader, (seed, case)
+        assert row.cross_rack_partitions_nearest <= row.cross_rack_partitions_leader, (seed, case)
 
 
 # ---- output ----------------------------------------------------------------------------------
