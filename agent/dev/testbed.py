@@ -273,7 +273,13 @@ class Testbed:
         return props
 
     def _expects_rack(self, node: Node) -> bool:
-        return self.overrides.get(node.node_id, {}).get("broker.rack", node.rack) is not None
+        """Whether the node runs with a broker.rack: its config as written (a node not yet
+        restarted after ``overrides`` changed still runs the old one)."""
+        try:
+            written = self._props(node).read_text().splitlines()
+        except OSError:
+            return self.overrides.get(node.node_id, {}).get("broker.rack", node.rack) is not None
+        return any(line.startswith("broker.rack=") for line in written)
 
     def _cluster_id(self) -> str:
         path = self.dir / "cluster.id"
@@ -437,12 +443,13 @@ class Testbed:
         out.close()
         self._pidfile(node).write_text(str(proc.pid))
 
-    def restart_node(self, node_id: int, timeout: float = 120.0) -> None:
-        """Stop one node, write its config again (with the current ``overrides``), start it
-        and wait until the cluster is ready: a broker setting that Kafka cannot change at
-        run time (read-only configs) is fixed this way."""
+    def restart_node(self, node_id: int, timeout: float = 120.0, hard: bool = False) -> None:
+        """Stop one node (``hard``: SIGKILL, skipping the controlled shutdown), write its
+        config again (with the current ``overrides``), start it and wait until the cluster is
+        ready: a broker setting that Kafka cannot change at run time (read-only configs) is
+        fixed this way."""
         node = self.nodes[node_id - 1]
-        self.stop_node(node_id)
+        self.stop_node(node_id, hard=hard)
         self._write_config(node)
         self.start_node(node_id)
         if not self._wait_ready(timeout):

@@ -432,7 +432,10 @@ def check_follower_fetching(snap: Snapshot) -> list[Finding]:
         FOLLOWER_FETCHING_OFF, WARNING, "cluster",
         f"{with_rack} live member(s) set client.rack but {_brokers(b.broker_id for b in odd)} "
         f"{_verb(odd, 'does', 'do')} not use {RACK_AWARE_SELECTOR.rsplit('.', 1)[-1]}, so "
-        f"every read goes to the partition's leader ({figures})",
+        + ("every read goes to the partition's leader" if len(odd) == len(brokers) else
+           "the partitions they lead are read from the leader, and rackwise counts every read "
+           "as a leader read until all brokers agree")
+        + f" ({figures})",
         f"set {SELECTOR_CONFIG}={RACK_AWARE_SELECTOR} on {_brokers(b.broker_id for b in odd)} "
         f"{_apply(SELECTOR_CONFIG, odd)}: rackwise's first advice here is a broker setting",
         details,
