@@ -452,7 +452,14 @@ class Testbed:
         self.stop_node(node_id, hard=hard)
         self._write_config(node)
         self.start_node(node_id)
-        if not self._wait_ready(timeout):
+        # the cluster may still list the node's previous registration: wait for the new
+        # process to listen before asking the cluster
+        deadline = time.monotonic() + timeout
+        while not _port_open(node.client_port) and time.monotonic() < deadline:
+            if self._pid(node) is None:
+                break
+            time.sleep(0.3)
+        if not self._wait_ready(max(1.0, deadline - time.monotonic())):
             raise TestbedError(f"node {node_id} did not come back within {timeout:.0f}s:\n"
                                f"{self._log_tail()}")
 
