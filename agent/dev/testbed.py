@@ -23,7 +23,7 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,7 +113,8 @@ class Testbed:
 
     def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
                  heap_mb: int = 512, sasl: bool = False,
-                 log: Callable[[str], None] | None = None, plugins: bool | None = None) -> None:
+                 log: Callable[[str], None] | None = None, plugins: bool | None = None,
+                 overrides: Mapping[int, Mapping[str, str | None]] | None = None) -> None:
         self.dir = base_dir or paths.testbed_dir()
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
         # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
@@ -137,6 +138,11 @@ class Testbed:
             plugins = (self.plugin_jar is not None and self.plugin_jar.is_file()
                        and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0")
         self.plugins = plugins
+        # Per-node broker properties on top of the defaults, for misconfigured clusters
+        # (rackwise doctor's tests): {node id: {property: value, or None to leave it out}}.
+        # Read whenever a node's config is written (up, restart_node).
+        self.overrides: dict[int, dict[str, str | None]] = {
+            n: dict(props) for n, props in (overrides or {}).items()}
 
     # ---- paths -------------------------------------------------------------------------
     @property
@@ -282,8 +288,27 @@ class Testbed:
         }
         if self.plugins:
             props.update(broker_plugin_settings())
-        lines = [f"{k}={v}" for k, v in props.items()] + extra
+        lines = [f"{k}={v}" for k, v in self.broker_properties(node, props).items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
+
+    def broker_properties(self, node: Node, defaults: Mapping[str, str]) -> dict[str, str]:
+        """``defaults`` with this node's overrides applied (None removes a property)."""
+        props = dict(defaults)
+        for key, value in self.overrides.get(node.node_id, {}).items():
+            if value is None:
+                props.pop(key, None)
+            else:
+                props[key] = value
+        return props
+
+    def _expects_rack(self, node: Node) -> bool:
+        """Whether the node runs with a broker.rack: its config as written (a node not yet
+        restarted after ``overrides`` changed still runs the old one)."""
+        try:
+            written = self._props(node).read_text().splitlines()
+        except OSError:
+            return self.overrides.get(node.node_id, {}).get("broker.rack", node.rack) is not None
+        return any(line.startswith("broker.rack=") for line in written)
 
     def _cluster_id(self) -> str:
         path = self.dir / "cluster.id"
@@ -388,7 +413,8 @@ class Testbed:
             try:
                 cluster = admin.describe_cluster(request_timeout=5).result(timeout=10)
                 racks = {node.id: node.rack for node in cluster.nodes}
-                if len(racks) == 3 and all(racks.values()):
+                if len(racks) == 3 and all(racks[n.node_id] for n in self.nodes
+                                           if self._expects_rack(n) and n.node_id in racks):
                     # The group coordinator needs a leader for __consumer_offsets; the first
                     # consumer creates it, which is fast with 3 partitions.
                     return True
@@ -449,6 +475,26 @@ class Testbed:
                                 stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
         out.close()
         self._pidfile(node).write_text(str(proc.pid))
+
+    def restart_node(self, node_id: int, timeout: float = 120.0, hard: bool = False) -> None:
+        """Stop one node (``hard``: SIGKILL, skipping the controlled shutdown), write its
+        config again (with the current ``overrides``), start it and wait until the cluster is
+        ready: a broker setting that Kafka cannot change at run time (read-only configs) is
+        fixed this way."""
+        node = self.nodes[node_id - 1]
+        self.stop_node(node_id, hard=hard)
+        self._write_config(node)
+        self.start_node(node_id)
+        # the cluster may still list the node's previous registration: wait for the new
+        # process to listen before asking the cluster
+        deadline = time.monotonic() + timeout
+        while not _port_open(node.client_port) and time.monotonic() < deadline:
+            if self._pid(node) is None:
+                break
+            time.sleep(0.3)
+        if not self._wait_ready(max(1.0, deadline - time.monotonic())):
+            raise TestbedError(f"node {node_id} did not come back within {timeout:.0f}s:\n"
+                               f"{self._log_tail()}")
 
     def status(self) -> list[dict[str, object]]:
         return [

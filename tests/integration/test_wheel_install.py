@@ -181,6 +181,13 @@ def test_an_installed_wheel_runs_its_commands_outside_the_checkout(tmp_path: Pat
         assert row["members"] == 1 and row["partitions"] == 3, row
         assert row["cross_rack_actual"] is not None, row
 
+    def doctor(proc: subprocess.CompletedProcess[str]) -> None:
+        report = json.loads(proc.stdout)
+        ids = {f["id"] for f in report["findings"]}
+        assert report["status"] == "findings" and "agent-not-running" in ids, report
+        assert not ids & {"broker-rack-missing", "replica-selector-missing"}, report
+        assert report["checked"]["brokers"] == [1, 2, 3], report["checked"]
+
     def settings(proc: subprocess.CompletedProcess[str]) -> None:
         assert json.loads(proc.stdout)["bootstrap"] == bootstrap
 
@@ -195,9 +202,8 @@ def test_an_installed_wheel_runs_its_commands_outside_the_checkout(tmp_path: Pat
     Check = Callable[[subprocess.CompletedProcess[str]], None]
     commands: list[tuple[list[str], Callable[[], None] | None, int, Check]] = [
         (["testbed", "up"], None, 0, testbed_up),
-        # ---- `rackwise doctor` (issue 21, being added on its own branch) goes here at merge,
-        # ---- against the running testbed, e.g.:
-        # ----   (["doctor", "--bootstrap", bootstrap], None, 0, <what it must report>),
+        # A fresh testbed with no agent: doctor finds it (exit 1) and checked every broker.
+        (["doctor", "--bootstrap", bootstrap, "--json", "--window", "0"], None, 1, doctor),
         (["audit", "--bootstrap", bootstrap, "--json", "--window", "0"], start_group, 0, audit),
         (["agent", "run", "--bootstrap", bootstrap, "--print-settings"], None, 0, settings),
         # Without the extras: one line naming the extra, no traceback.
