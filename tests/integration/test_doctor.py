@@ -35,7 +35,8 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
 from agent.cli import main
-from agent.dev.testbed import ROOT, Testbed
+from agent.dev import paths
+from agent.dev.testbed import Testbed
 from agent.doctor import gather, run_checks
 from agent.settings import load_settings
 from tests.support.agent import AgentThread, isolated_settings
@@ -176,7 +177,7 @@ def _group_coordinated_by(admin: AdminClient, brokers: set[int], prefix: str) ->
 @pytest.fixture
 def misconfigured() -> Iterator[Testbed]:
     base = int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092")) + 300
-    home = os.environ.get("RACKWISE_TESTBED_DIR") or str(ROOT / ".testbed")
+    home = str(paths.testbed_dir())
     bed = Testbed(base_dir=Path(f"{home.rstrip('/')}-doctor"), port_base=base, overrides={
         2: {"replica.selector.class": None},
         3: {"broker.rack": None, "group.consumer.assignors": "uniform,range"},

@@ -53,12 +53,12 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private final UniformAssignor fallback = new UniformAssignor();
     static final String INTERNAL = "internal";
     private final Function<PluginConfig, BrokerLookups> lookups;
-    private final PluginMetrics metrics = new PluginMetrics(java.util.List.of(INTERNAL));
+    // unregistered until configure() names the broker; then the JVM's one instance for it
+    private volatile PluginMetrics metrics = new PluginMetrics(java.util.List.of(INTERNAL));
     private final AtomicBoolean announced = new AtomicBoolean();
     private volatile PluginConfig config;
     private volatile boolean followerFetching;
     private volatile boolean wired;
-    private volatile String metricsName = "broker";
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
@@ -84,7 +84,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         Object node = configs.get("node.id") != null ? configs.get("node.id") : configs.get("broker.id");
         config = PluginConfig.parse(configs, listener.map(BrokerListener::bootstrap).orElse(null), inherited,
             "rackwise-broker-" + node);
-        metricsName = "broker-" + node;
+        metrics = PluginMetrics.shared("RackwiseGroupAssignor", "broker-" + node, java.util.List.of(INTERNAL));
         followerFetching = RACK_AWARE_SELECTOR.equals(Settings.string(configs.get("replica.selector.class")));
         if (CONFIGURED_ONCE.compareAndSet(false, true)) {
             log.info("rackwise group assignor loaded: decides in-process; {}; advice and plans at {}",
@@ -105,9 +105,6 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         long start = System.nanoTime();
         if (announced.compareAndSet(false, true)) {
             log.info("rackwise group assignor: first assign() on thread {}", Thread.currentThread().getName());
-            // JMX on the first assign(), not in configure(): Kafka configures an instance for
-            // every KafkaConfig it builds and never closes them; only the coordinator's assigns.
-            metrics.register("RackwiseGroupAssignor", metricsName);
         }
         String groupId = null;
         try {

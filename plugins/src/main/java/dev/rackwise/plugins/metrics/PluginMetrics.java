@@ -55,6 +55,22 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
     private volatile LongSupplier dropped = () -> 0;
     private volatile LongSupplier failed = () -> 0;
     private volatile ObjectName registered;
+    private static final java.util.concurrent.ConcurrentMap<String, PluginMetrics> SHARED =
+        new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The one registered instance for {@code type} and {@code name} in this JVM, made and
+     * registered on the first call. For plug-ins Kafka instantiates many times for one role
+     * (a broker configures an assignor for every KafkaConfig it builds and never closes them):
+     * they all count into one MBean instead of leaving one per instance.
+     */
+    public static PluginMetrics shared(String type, String name, List<String> fallbackReasons) {
+        return SHARED.computeIfAbsent(type + "/" + name, k -> {
+            PluginMetrics m = new PluginMetrics(fallbackReasons);
+            m.register(type, name);
+            return m;
+        });
+    }
 
     /** {@code fallbackReasons}: every reason the plug-in may fall back for (e.g. internal-error). */
     public PluginMetrics(List<String> fallbackReasons) {

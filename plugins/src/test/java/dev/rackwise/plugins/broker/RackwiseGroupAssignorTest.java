@@ -60,10 +60,13 @@ class RackwiseGroupAssignorTest {
             owners.isEmpty() ? Map.of() : Map.of(ORDERS, owners));
     }
 
+    private static final java.util.concurrent.atomic.AtomicInteger NODES = new java.util.concurrent.atomic.AtomicInteger(1000);
+
     static RackwiseGroupAssignor assignor(BrokerLookups lookups, boolean followerFetching) {
         RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> lookups);
         Map<String, Object> broker = new HashMap<>();
-        broker.put("node.id", "1");
+        // a node id of its own: the instances of one node share their metrics (PluginMetrics.shared)
+        broker.put("node.id", String.valueOf(NODES.incrementAndGet()));
         broker.put("listeners", "PLAINTEXT://127.0.0.1:21092,CONTROLLER://127.0.0.1:21093");
         broker.put("controller.listener.names", "CONTROLLER");
         if (followerFetching) {
@@ -171,23 +174,24 @@ class RackwiseGroupAssignorTest {
     }
 
     @Test
-    void onlyAnInstanceThatAssignsShowsInJmx() throws Exception {
+    void manyInstancesOfOneBrokerShowAsOneMBean() throws Exception {
         // Kafka configures one instance per KafkaConfig it builds; only one of them ever assigns
         javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
         javax.management.ObjectName pattern =
             new javax.management.ObjectName("kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77*");
+        javax.management.ObjectName one =
+            new javax.management.ObjectName("kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77");
         List<RackwiseGroupAssignor> built = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> null);
             a.configure(Map.of("node.id", "77", "listeners", "PLAINTEXT://127.0.0.1:21092"));
             built.add(a);
         }
-        assertEquals(Set.of(), server.queryNames(pattern, null), "configured, never used: not registered");
+        assertEquals(Set.of(one), server.queryNames(pattern, null), "one MBean, there before any assign()");
+        assertEquals(0L, server.getAttribute(one, "AssignmentsComputed"));
         built.get(1).assign(spec(Set.of()), TOPICS);
         built.get(1).assign(spec(Set.of()), TOPICS);
-        assertEquals(Set.of(new javax.management.ObjectName("kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77")),
-            server.queryNames(pattern, null));
-        assertEquals(2L, server.getAttribute(new javax.management.ObjectName(
-            "kafka.rackwise:type=RackwiseGroupAssignor,name=broker-77"), "AssignmentsComputed"));
+        assertEquals(Set.of(one), server.queryNames(pattern, null));
+        assertEquals(2L, server.getAttribute(one, "AssignmentsComputed"));
     }
 }
