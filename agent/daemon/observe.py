@@ -8,17 +8,19 @@ partition this agent owns (so that of
 several agents exactly one publishes it), writes two plans to the plans topic: the assignment
 the group runs (reason ``observed``) and the recommendation (reason ``recommended``).
 
-Plans are written only when what they say changed (members, partitions, racks), not every
-round. Their generations must rise per group across agent restarts without any state kept
-here, so they are taken from the wall clock in milliseconds (the observed plan gets an even
-number, the recommendation the next one); a group planned by rackwise itself uses small
-generations and is never observed (its members do not join a classic group).
+Plans are written only when what they say changed (members, partitions, racks) or a measured
+rate moved by more than 10 % (RATE_STEP), not every round. Their generations must rise per
+group across agent restarts without any state kept here, so they are taken from the wall clock
+in milliseconds (the observed plan gets an even number, the recommendation the next one); a
+group planned by rackwise itself uses small generations and is never observed (its members do
+not join a classic group).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -39,11 +41,34 @@ from protocol.plan import AssignmentPlan
 log = structlog.get_logger("rackwise.observe")
 
 
+# Measured figures move a little every round; a plan is written again only when one of them
+# moved by more than this (or what the plan says changed: members, partitions, racks).
+RATE_STEP = 0.10
+_RATE_KEYS = ("bytes_per_s", "traffic_cost", "lower_bound", "usd")
+
+
+def _rate_bucket(value: float) -> int:
+    """Buckets 10 % wide on a log scale: 100 and 105 share one, 100 and 125 do not (a value
+    near a bucket edge can still flip on a small move; that costs one plan, no more)."""
+    return 0 if value <= 0 else 1 + int(math.log(value) / math.log1p(RATE_STEP) + 10_000)
+
+
+def _coarse(doc: object) -> object:
+    """``doc`` with every measured rate replaced by its bucket."""
+    if isinstance(doc, dict):
+        return {k: (_rate_bucket(v) if isinstance(v, int | float) and not isinstance(v, bool)
+                    and any(r in k for r in _RATE_KEYS) else _coarse(v))
+                for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_coarse(v) for v in doc]
+    return doc
+
+
 def _fingerprint(audit: GroupAudit) -> str:
     plans = [p.without_timestamp() for p in (audit.actual, audit.best) if p is not None]
     for doc in plans:
         doc.pop("generation", None)
-    return json.dumps(plans, sort_keys=True)
+    return json.dumps(_coarse(plans), sort_keys=True)
 
 
 def _drop(gauge: Gauge, *labels: str) -> None:

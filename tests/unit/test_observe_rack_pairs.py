@@ -81,3 +81,24 @@ def test_observer_exports_pairs_per_plan_and_drops_stale_ones() -> None:
     assert _series(metrics) == {("actual", "az1", "az1"): 40.0, ("best", "az1", "az1"): 40.0}
     observer._export([])  # the group is gone
     assert _series(metrics) == {}
+
+
+def _rated(rate: float, reader: str = "az3") -> GroupAudit:
+    def plan() -> AssignmentPlan:
+        return _plan([{"member_id": "a", "rack": reader,
+                       "partitions": [_part(0, rate, "az1", reader != "az1")]}])
+    return GroupAudit(group="g", status=OK, kind="consumer", members=1, partitions=1,
+                      cross_rack_actual=1, cross_rack_best=0, actual=plan(), best=plan())
+
+
+def test_a_plan_is_written_again_only_when_something_moved() -> None:
+    """Observe mode once wrote both plans every round: the measured bytes/s change a little
+    every time and were part of what 'changed' meant."""
+    from agent.daemon.observe import _fingerprint
+
+    base = _fingerprint(_rated(1000.0))
+    assert _fingerprint(_rated(1000.0)) == base
+    assert _fingerprint(_rated(1030.0)) == base, "a 3 % wobble is no change"
+    assert _fingerprint(_rated(1300.0)) != base, "30 % more bytes is"
+    assert _fingerprint(_rated(0.0)) != base
+    assert _fingerprint(_rated(1000.0, reader="az2")) != base, "another rack is a change"
