@@ -6,6 +6,11 @@ BIN := $(VENV)/bin
 # The jar cache; RACKWISE_CACHE_DIR moves it (the testbed and the Spark job read the same variable).
 CACHE := $(abspath $(or $(RACKWISE_CACHE_DIR),.cache))
 MVN := mvn -B -q
+# The Kafka release for the testbed brokers, the Java peers and the plug-in tests: testbed/kafka/pom.xml's
+# kafka.version unless RACKWISE_KAFKA_VERSION says otherwise (agent/dev/kafkaversion.py reads the same).
+# Each release's broker jars have their own cache directory, kafka-libs-<version>.
+KAFKA_VERSION := $(or $(RACKWISE_KAFKA_VERSION),$(shell sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' testbed/kafka/pom.xml | head -1))
+KAFKA_LIBS := $(CACHE)/kafka-libs-$(KAFKA_VERSION)
 JAVA_PROJECTS := $(sort $(dir $(wildcard tests/java/*/pom.xml bench/java/*/pom.xml)))
 PYTEST_ARGS ?=
 
@@ -38,9 +43,10 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[spark,dev]'
 	touch $@
 
-jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete
-$(CACHE)/kafka-libs/.complete: testbed/kafka/pom.xml
-	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
+jars: $(KAFKA_LIBS)/.complete $(CACHE)/spark-jars/.complete
+$(KAFKA_LIBS)/.complete: testbed/kafka/pom.xml
+	$(MVN) -f testbed/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime \
+	  -Dkafka.version=$(KAFKA_VERSION) -DoutputDirectory=$(KAFKA_LIBS)
 	touch $@
 $(CACHE)/spark-jars/.complete: testbed/spark/pom.xml
 	$(MVN) -f testbed/spark/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars \
@@ -54,8 +60,11 @@ plugins: $(PLUGIN_JAR)
 $(PLUGIN_JAR): plugins/pom.xml $(shell find plugins/src/main -type f 2>/dev/null)
 	$(MVN) -f plugins/pom.xml package
 	@touch $@
+# The jar is compiled against the oldest Kafka it supports (plugins/pom.xml); its unit tests run
+# against KAFKA_VERSION in a build directory of their own, so they never replace the jar.
 plugins-test:
-	$(MVN) -f plugins/pom.xml package -DskipTests=false
+	$(MVN) -f plugins/pom.xml package -DskipTests=false -Dkafka.version=$(KAFKA_VERSION) \
+	  -Drackwise.build.dir=$(CURDIR)/plugins/target/kafka-$(KAFKA_VERSION)
 
 # The Java peers (golden vectors, parity harnesses) are built up front so test timings are honest.
 java: python-deps plugins-test
