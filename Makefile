@@ -14,7 +14,7 @@ KAFKA_LIBS := $(CACHE)/kafka-libs-$(KAFKA_VERSION)
 JAVA_PROJECTS := $(sort $(dir $(wildcard tests/java/*/pom.xml bench/java/*/pom.xml)))
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps python-deps jars plugins plugins-test java test test-fast lint demo chaos bench clean testbed-up testbed-down
+.PHONY: compat setup system-deps python-deps jars plugins plugins-test java test test-fast lint demo chaos bench clean testbed-up testbed-down
 
 setup: system-deps python-deps jars plugins
 
@@ -78,6 +78,13 @@ test: setup java
 
 test-fast: python-deps
 	$(BIN)/python -m pytest -p no:cacheprovider -m "unit or property" $(PYTEST_ARGS)
+
+# The Kafka-release matrix (tests/compat, issue 22): every cell on a testbed of its own release,
+# fetched on demand; writes docs/compat.md. `make test` runs only the cells marked compat_smoke.
+compat: setup java
+	RACKWISE_COMPAT_REPORT=$(CURDIR)/docs/compat.md RACKWISE_COMPAT_README=$(CURDIR)/README.md \
+	  RACKWISE_COMPAT_COMMAND="make compat" \
+	  $(BIN)/python -m pytest -p no:cacheprovider -m compat tests/compat $(PYTEST_ARGS)
 
 lint: python-deps
 	$(BIN)/ruff check protocol assignor agent metrics tests bench

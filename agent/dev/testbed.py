@@ -107,7 +107,8 @@ class Testbed:
 
     def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
                  heap_mb: int = 512, sasl: bool = False,
-                 log: Callable[[str], None] | None = None, plugins: bool | None = None) -> None:
+                 log: Callable[[str], None] | None = None, plugins: bool | None = None,
+                 kafka_version: str | None = None) -> None:
         self.dir = base_dir or _env_path("RACKWISE_TESTBED_DIR", ROOT / ".testbed")
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
         # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
@@ -129,8 +130,8 @@ class Testbed:
         if plugins is None:
             plugins = PLUGIN_JAR.is_file() and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0"
         self.plugins = plugins
-        # The Kafka release: RACKWISE_KAFKA_VERSION, else testbed/kafka/pom.xml's.
-        self.version = kafkaversion.kafka_version()
+        # The Kafka release: kafka_version, else RACKWISE_KAFKA_VERSION, else testbed/kafka/pom.xml's.
+        self.version = kafka_version or kafkaversion.kafka_version()
 
     # ---- paths -------------------------------------------------------------------------
     @property
