@@ -22,7 +22,7 @@ REFUSED_BROKER = "4.0.2"
 
 @dataclass(frozen=True)
 class Cell:
-    kind: str            # "kip848-java" | "kip848-rdkafka" | "classic-java" | "audit" | "refused"
+    kind: str  # "kip848-java" | "kip848-rdkafka" | "classic-java" | "streams" | "audit" | "refused"
     broker: str          # the testbed's Kafka release
     client: str = ""     # the client's release ("" = not a Java client)
     smoke: bool = False
@@ -45,5 +45,7 @@ def cells() -> list[Cell]:
                 out.append(Cell("classic-java", broker, client,
                                 smoke=client == CLASSIC_CLIENTS[0] and broker == NEWEST_BROKER))
         out.append(Cell("audit", broker))
+        if broker == NEWEST_BROKER:
+            out += [Cell("streams", broker, streams) for streams in STREAMS]
     out.append(Cell("refused", REFUSED_BROKER))
     return out

@@ -10,6 +10,13 @@ Java classic clients of a given release), with no agent running anywhere:
    assignment becomes all cross-rack), and the group settles again on the new optimum
    (KIP-1101 on the brokers, KIP-881's leader re-join for classic groups);
 4. no agent ran, so the group forming at all is the "agent stopped" check for these cells.
+A ``streams`` cell runs three Kafka Streams processes of its release (tests/java/streams-app
+built against it) on rackwise's KIP-924 task assignor with a real agent: they run the agent's
+plan with every task active once and no active source partition read across racks (the
+optimum: every partition has replicas in two racks); then, with the agent stopped and one
+process gone, the leader falls back to Kafka's StickyTaskAssignor and every task is still
+active exactly once. (The replica-move re-plan is checked for Streams by
+tests/integration/test_streams_task_assignor.py on the default release only.)
 An ``audit`` cell runs ``run_audit`` (what ``rackwise audit`` prints) on a librdkafka classic
 group and holds its cross_rack_actual to the members' own view. The ``refused`` cell starts a
 4.0 testbed with the broker plug-in and expects it to stop with the plug-in's message.
@@ -212,6 +219,78 @@ def _audit_cell(bootstrap: str) -> str:
     return f"audit: actual {a.cross_rack_actual} (= the members' own view), best {a.cross_rack_best}"
 
 
+STREAMS_PLACEMENT = [[1, 2], [2, 3], [3, 1], [1, 2], [2, 3], [3, 1]]
+
+
+def _streams_cell(bootstrap: str, version: str) -> str:
+    from agent.dev.tail import PlanReader
+    from tests.support.agent import AgentThread, isolated_settings
+    from tests.support.kafkautil import create_topic
+    from tests.support.streamsapp import TaskAppInstance, reported, running, wait_for
+
+    admin = _admin(bootstrap)
+    name = f"t-compat-streams-{uuid.uuid4().hex[:6]}"
+    topics = {"input": f"{name}-in", "stateless": f"{name}-in2", "output": f"{name}-out"}
+    create_topic(admin, topics["input"], STREAMS_PLACEMENT)
+    create_topic(admin, topics["stateless"], STREAMS_PLACEMENT[:3])
+    create_topic(admin, topics["output"], partitions=3)
+    all_tasks = sorted([f"0_{p}" for p in range(6)] + [f"1_{p}" for p in range(3)])
+    settings = isolated_settings(bootstrap, name)
+    agent = AgentThread(settings).__enter__()
+    reader = PlanReader(bootstrap, settings.topics.plans, f"{name}-app")
+    instances: list[Any] = []
+    try:
+        agent.wait_ready()
+        wait_for(lambda: len(agent.agent.health()[1]["serving_requests"]) == 3, 60,
+                 "agent serving every requests partition")
+        s = settings.topics
+        for rack in RACKS:
+            instances.append(TaskAppInstance(
+                bootstrap, f"{name}-app", rack, input=topics["input"], stateless=topics["stateless"],
+                output=topics["output"], recovery_lag=100, kafka_version=version,
+                config={"rackwise.requests.topic": s.requests, "rackwise.plans.topic": s.plans,
+                        "rackwise.deadletter.topic": s.deadletter, "rackwise.timeout.ms": "10000",
+                        "rackwise.backoff.ms": "120000"}))
+
+        def follows_plan() -> Any:
+            if not running(instances):
+                return None
+            reader.poll(0.3)
+            plans = sorted(reader.plans(), key=lambda p: p.generation)
+            if not plans:
+                return None
+            plan = plans[-1]
+            want = {m.process_id or m.member_id: sorted(m.active_tasks) for m in plan.members}
+            got = {pid: r["active"] for pid, r in reported(instances).items()}
+            return plan if want == got else None
+        try:
+            plan = wait_for(follows_plan, 240, "the three processes running the agent's newest plan")
+        except TimeoutError:
+            raise AssertionError("\n".join(i.stderr()[-2000:] for i in instances)) from None
+        assert sorted(t for m in plan.members for t in m.active_tasks) == all_tasks
+        assert plan.summary.cross_rack_partitions == 0 == plan.summary.lower_bound, plan.summary
+        agent.stop()
+        instances[-1].stop()  # a member leaves: the leader assigns again, without the agent
+        live = instances[:2]
+
+        def fell_back() -> bool:
+            if not running(live):
+                return False
+            actives = sorted(t for r in reported(live).values() for t in r["active"])
+            return actives == all_tasks and "falls back to Kafka's StickyTaskAssignor" in \
+                "".join(i.stderr() for i in live)
+        wait_for(fell_back, 180, "with the agent stopped, two processes run every task once (fallback)")
+    finally:
+        for inst in instances:
+            inst.close()
+        reader.close()
+        if agent.thread.is_alive():
+            agent.stop()
+    return (f"ran the agent's plan generation {plan.generation}: 9 tasks, cross-rack "
+            f"{plan.summary.cross_rack_partitions} (optimum {plan.summary.lower_bound:.0f}); agent stopped: "
+            "StickyTaskAssignor fallback, every task active once")
+
+
 def _refused_cell(beds: Beds, cell: Cell) -> str:
     beds.down()
     with pytest.raises(TestbedError) as e:
@@ -235,6 +314,8 @@ def test_cell(beds: Beds, cell: Cell, record_property: Callable[[str, object], N
         _, bootstrap = beds.up(cell.broker)
         if cell.kind == "audit":
             reason = _audit_cell(bootstrap)
+        elif cell.kind == "streams":
+            reason = _streams_cell(bootstrap, cell.client)
         else:
             reason = _consumer_cell(bootstrap, _start(cell, bootstrap))
     reason += f" ({time.monotonic() - started:.0f}s)"
