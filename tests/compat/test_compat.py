@@ -318,6 +318,11 @@ def test_cell(beds: Beds, cell: Cell, record_property: Callable[[str, object], N
             reason = _streams_cell(bootstrap, cell.client)
         else:
             reason = _consumer_cell(bootstrap, _start(cell, bootstrap))
+            if cell.kind == "kip848-rdkafka":
+                import confluent_kafka
+
+                reason += (f"; confluent-kafka {confluent_kafka.version()[0]}, "
+                           f"librdkafka {confluent_kafka.libversion()[0]}")
     reason += f" ({time.monotonic() - started:.0f}s)"
     print(f"{cell.id}: {reason}")
     record_property("compat_reason", reason)
