@@ -6,10 +6,17 @@ BIN := $(VENV)/bin
 # The jar cache; RACKWISE_CACHE_DIR moves it (the testbed and the Spark job read the same variable).
 CACHE := $(abspath $(or $(RACKWISE_CACHE_DIR),.cache))
 MVN := mvn -B -q
+# The Kafka release for the testbed brokers, the Java peers and the plug-in tests: the broker
+# POM's kafka.version unless RACKWISE_KAFKA_VERSION says otherwise (agent/dev/kafkaversion.py
+# reads the same).
+KAFKA_POM := agent/dev/resources/kafka/pom.xml
+# Each release's broker jars have their own cache directory, kafka-libs-<version>.
+KAFKA_VERSION := $(or $(RACKWISE_KAFKA_VERSION),$(shell sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' $(KAFKA_POM) | head -1))
+KAFKA_LIBS := $(CACHE)/kafka-libs-$(KAFKA_VERSION)
 JAVA_PROJECTS := $(sort $(dir $(wildcard tests/java/*/pom.xml bench/java/*/pom.xml)))
 PYTEST_ARGS ?=
 
-.PHONY: setup system-deps python-deps jars plugins plugins-test java test test-fast lint demo chaos bench clean testbed-up testbed-down
+.PHONY: compat setup system-deps python-deps jars plugins plugins-test java test test-fast lint demo chaos bench clean testbed-up testbed-down
 
 setup: system-deps python-deps jars plugins
 
@@ -41,12 +48,12 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 # The POMs are package data, so an installed wheel fetches the same jars on first use
 # (agent/dev/paths.py, metrics/session.py); the Spark POM names the four connector jars itself.
-KAFKA_POM := agent/dev/resources/kafka/pom.xml
 SPARK_POM := metrics/resources/spark/pom.xml
 JMX_EXPORTER_POM := agent/dev/resources/jmx-exporter/pom.xml
-jars: $(CACHE)/kafka-libs/.complete $(CACHE)/spark-jars/.complete $(CACHE)/jmx-exporter/.complete
-$(CACHE)/kafka-libs/.complete: $(KAFKA_POM)
-	$(MVN) -f $(KAFKA_POM) dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory=$(CACHE)/kafka-libs
+jars: $(KAFKA_LIBS)/.complete $(CACHE)/spark-jars/.complete $(CACHE)/jmx-exporter/.complete
+$(KAFKA_LIBS)/.complete: $(KAFKA_POM)
+	$(MVN) -f $(KAFKA_POM) dependency:copy-dependencies -DincludeScope=runtime \
+	  -Dkafka.version=$(KAFKA_VERSION) -DoutputDirectory=$(KAFKA_LIBS)
 	touch $@
 $(CACHE)/spark-jars/.complete: $(SPARK_POM)
 	$(MVN) -f $(SPARK_POM) dependency:copy-dependencies -DoutputDirectory=$(CACHE)/spark-jars
@@ -66,8 +73,11 @@ plugins: $(PLUGIN_JAR)
 $(PLUGIN_JAR): plugins/pom.xml $(shell find plugins/src/main -type f 2>/dev/null)
 	$(MVN) -f plugins/pom.xml package
 	@touch $@
+# The jar is compiled against the oldest Kafka it supports (plugins/pom.xml); its unit tests run
+# against KAFKA_VERSION in a build directory of their own, so they never replace the jar.
 plugins-test:
-	$(MVN) -f plugins/pom.xml package -DskipTests=false
+	$(MVN) -f plugins/pom.xml package -DskipTests=false -Dkafka.version=$(KAFKA_VERSION) \
+	  -Drackwise.build.dir=$(CURDIR)/plugins/target/kafka-$(KAFKA_VERSION)
 
 # The Java peers (golden vectors, parity harnesses) are built up front so test timings are honest.
 java: python-deps plugins-test
@@ -81,6 +91,13 @@ test: setup java
 
 test-fast: python-deps
 	$(BIN)/python -m pytest -p no:cacheprovider -m "unit or property" $(PYTEST_ARGS)
+
+# The Kafka-release matrix (tests/compat, issue 22): every cell on a testbed of its own release,
+# fetched on demand; writes docs/compat.md. `make test` runs only the cells marked compat_smoke.
+compat: setup java
+	RACKWISE_COMPAT_REPORT=$(CURDIR)/docs/compat.md RACKWISE_COMPAT_README=$(CURDIR)/README.md \
+	  RACKWISE_COMPAT_COMMAND="make compat" \
+	  $(BIN)/python -m pytest -p no:cacheprovider -m compat tests/compat $(PYTEST_ARGS)
 
 lint: python-deps
 	$(BIN)/ruff check protocol assignor agent metrics tests bench

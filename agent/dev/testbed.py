@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.dev import paths
+from agent.dev import kafkaversion
 from protocol.errors import RackwiseError
 
 RACKS = ("az1", "az2", "az3")
@@ -86,7 +87,7 @@ def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
     """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3).
     Kafka's own ``uniform`` stays first, so it stays the default for groups that name no
     assignor; a group opts in with group.remote.assignor=rackwise. The bound is short
-    because 4.3.1 runs assign() on the coordinator thread."""
+    because Kafka 4.0-4.4 run assign() on the coordinator thread."""
     return {
         "group.consumer.assignors": f"uniform,range,{GROUP_ASSIGNOR}",
         "group.consumer.assignor.offload.enable": "true",
@@ -114,7 +115,8 @@ class Testbed:
     def __init__(self, base_dir: Path | None = None, port_base: int | None = None,
                  heap_mb: int = 512, sasl: bool = False,
                  log: Callable[[str], None] | None = None, plugins: bool | None = None,
-                 overrides: Mapping[int, Mapping[str, str | None]] | None = None) -> None:
+                 overrides: Mapping[int, Mapping[str, str | None]] | None = None,
+                 kafka_version: str | None = None) -> None:
         self.dir = base_dir or paths.testbed_dir()
         base = port_base or int(os.environ.get("RACKWISE_TESTBED_PORT_BASE", "19092"))
         # node N listens on base+100*(N-1) for clients, +1 for the controller, +2 for SASL.
@@ -143,11 +145,13 @@ class Testbed:
         # Read whenever a node's config is written (up, restart_node).
         self.overrides: dict[int, dict[str, str | None]] = {
             n: dict(props) for n, props in (overrides or {}).items()}
+        # The Kafka release: kafka_version, else RACKWISE_KAFKA_VERSION, else the broker POM's.
+        self.version = kafka_version or kafkaversion.kafka_version()
 
     # ---- paths -------------------------------------------------------------------------
     @property
     def libs(self) -> Path:
-        return cache_dir() / "kafka-libs"
+        return kafkaversion.libs_dir(self.version)
 
     @property
     def classpath(self) -> str:
@@ -184,28 +188,12 @@ class Testbed:
 
     # ---- prerequisites -----------------------------------------------------------------
     def ensure_jars(self) -> None:
-        """Copy the broker classpath from Maven Central into the cache unless already there."""
-        marker = self.libs / ".complete"
-        if marker.exists():
-            return
-        java, mvn = shutil.which("java"), shutil.which("mvn")
-        if java is None:
-            raise TestbedError("'java' not found: install OpenJDK 17+ "
-                               "(apt-get install openjdk-17-jre-headless)")
-        if mvn is None:
-            raise TestbedError("'mvn' not found: install Maven (apt-get install maven) "
-                               "to fetch the Kafka jars")
-        self._log(f"fetching Kafka jars into {self.libs} (first run only)")
-        self.libs.mkdir(parents=True, exist_ok=True)
-        cmd = [mvn, "-B", "-q", "-f", str(paths.resource("kafka", "pom.xml")),
-               "dependency:copy-dependencies", "-DincludeScope=runtime",
-               f"-DoutputDirectory={self.libs}"]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-        if proc.returncode != 0:
-            raise TestbedError(f"mvn could not fetch the Kafka jars:\n{(proc.stdout + proc.stderr)[-3000:]}")
-        if not any(self.libs.glob("kafka_2.13-*.jar")):
-            raise TestbedError(f"mvn finished but no kafka_2.13 jar is in {self.libs}")
-        marker.touch()
+        """This release's broker classpath, fetched from Maven Central into its own cache
+        directory on first use (agent/dev/kafkaversion.py)."""
+        try:
+            kafkaversion.ensure_libs(self.version, self._log)
+        except kafkaversion.KafkaVersionError as e:
+            raise TestbedError(str(e)) from e
 
     def jmx_exporter_port(self, node: Node) -> int | None:
         """Where ``node`` serves its MBeans as Prometheus metrics (kafka.rackwise's included,
@@ -355,7 +343,11 @@ class Testbed:
     def up(self, timeout: float = 180.0) -> str:
         """Start the cluster (or reuse a running one); return the bootstrap servers."""
         if self.is_running() and self._wait_ready(timeout=30, quiet=True):
-            self._log("testbed already running")
+            running = self.running_version()
+            if running not in (None, self.version):
+                raise TestbedError(f"the testbed in {self.dir} runs Kafka {running}, not {self.version} "
+                                   "(RACKWISE_KAFKA_VERSION): `rackwise testbed down` first")
+            self._log(f"testbed already running (Kafka {running or '?'})")
             return self.bootstrap
         # Half-started or crashed: stop what is left, then start clean.
         if any(self._pid(n) for n in self.nodes):
@@ -373,6 +365,8 @@ class Testbed:
         for sub in ("data", "logs", "pids"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
         cid = self._cluster_id()
+        (self.dir / "kafka.version").write_text(self.version + "\n")
+        self._log(f"Apache Kafka {self.version} from {self.libs}")
         if self.plugins:
             self._log(f"brokers load rackwise's KIP-848 assignor from {self.plugin_jar} "
                       f"(group.consumer.assignors=uniform,range,{GROUP_ASSIGNOR}): groups opt in "
@@ -495,6 +489,13 @@ class Testbed:
         if not self._wait_ready(max(1.0, deadline - time.monotonic())):
             raise TestbedError(f"node {node_id} did not come back within {timeout:.0f}s:\n"
                                f"{self._log_tail()}")
+
+    def running_version(self) -> str | None:
+        """The Kafka release the testbed in this directory was started with, if recorded."""
+        try:
+            return (self.dir / "kafka.version").read_text().strip() or None
+        except OSError:
+            return None
 
     def status(self) -> list[dict[str, object]]:
         return [

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from confluent_kafka import Producer
 
+from agent.dev import kafkaversion
 from agent.dev.tail import TopicTail
-from agent.dev.testbed import cache_dir
 from agent.routing import group_partition
 from protocol.plan import PLUGIN_REASON, AssignmentPlan
 from tests.support.agent import AgentThread, isolated_settings
@@ -38,7 +38,7 @@ LIBS = ("kafka-clients-", "slf4j-api-", "lz4-java-", "snappy-java-", "zstd-jni-"
 
 def _classpath() -> str:
     ensure_plugin_jar()
-    libs = cache_dir() / "kafka-libs"
+    libs = kafkaversion.libs_dir()
     jars = [str(j) for prefix in LIBS for j in sorted(libs.glob(f"{prefix}*.jar"))[:1]]
     if len(jars) != len(LIBS):
         pytest.skip(f"kafka-libs incomplete in {libs}: start the testbed once (rackwise testbed up)")

@@ -80,7 +80,9 @@ class JavaConsumer(JsonLineClient):
     def __init__(self, bootstrap: str, group: str, topic: str, rack: str | None, *,
                  protocol: str = "classic", assignor: str | None = None,
                  config: Mapping[str, Any] | None = None, stats_ms: int = 500,
-                 name: str | None = None) -> None:
+                 name: str | None = None, kafka_version: str | None = None) -> None:
+        """``kafka_version``: the kafka-clients release to run (javaharness builds the client
+        against it); None: RACKWISE_KAFKA_VERSION, else the pom's."""
         name = name or f"java-{rack}"
         args = [f"bootstrap={bootstrap}", f"group={group}", f"topic={topic}",
                 f"protocol={protocol}", f"stats-ms={stats_ms}", f"client-id={name}",
@@ -95,7 +97,7 @@ class JavaConsumer(JsonLineClient):
             log_path = log.name
         ensure_plugin_jar()
         super().__init__(
-            ["java", *JVM_FLAGS, "-cp", javaharness.classpath(PROJECT), MAIN, *args], name, rack,
-            log_path, remove_log=not os.environ.get("RACKWISE_KEEP_CLIENT_LOGS"),
+            ["java", *JVM_FLAGS, "-cp", javaharness.classpath(PROJECT, kafka_version), MAIN, *args],
+            name, rack, log_path, remove_log=not os.environ.get("RACKWISE_KEEP_CLIENT_LOGS"),
             new_session=False,
         )

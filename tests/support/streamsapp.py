@@ -54,9 +54,10 @@ class TaskAppInstance:
                  state_dir: str | None = None, recovery_lag: int = 10_000,
                  probing_ms: int = 600_000, standbys: int = 1, standby_ms_per_record: int = 0,
                  config: dict[str, str] | None = None, heap: str = "-Xmx192m",
-                 hold: bool = False) -> None:
+                 hold: bool = False, kafka_version: str | None = None) -> None:
         java = javaharness._require("java")
-        cp = javaharness.classpath(STREAMS_APP) + ":" + str(build_plugin_jar())
+        # kafka_version: the Kafka Streams release (None: RACKWISE_KAFKA_VERSION, else the pom's)
+        cp = javaharness.classpath(STREAMS_APP, kafka_version) + ":" + str(build_plugin_jar())
         args = [f"bootstrap={bootstrap}", f"app={app}", f"rack={rack}", f"input={input}",
                 f"output={output}", f"assignor={assignor}", f"recovery-lag={recovery_lag}",
                 f"probing-ms={probing_ms}", f"standbys={standbys}",

@@ -30,9 +30,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.dev import paths
+from agent.dev import kafkaversion, paths
 from agent.dev.tail import PlanReader
-from agent.dev.testbed import cache_dir
 from agent.dev.wire import Client, JsonLineClient, RdkafkaConsumer, follows
 from protocol.plan import PLUGIN_REASON, AssignmentPlan
 
@@ -47,7 +46,7 @@ KIP848_MIN_LIBRDKAFKA = (2, 12)
 
 
 def kafka_libs() -> Path:
-    return cache_dir() / "kafka-libs"
+    return kafkaversion.libs_dir()
 
 
 def java_missing() -> str | None:

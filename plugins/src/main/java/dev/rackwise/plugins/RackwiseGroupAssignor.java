@@ -12,6 +12,7 @@ import dev.rackwise.core.RackOptimal;
 import dev.rackwise.core.Solution;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.GroupCosts;
+import dev.rackwise.plugins.broker.BrokerApi;
 import dev.rackwise.plugins.broker.BrokerListener;
 import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
@@ -72,10 +73,12 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     /**
      * Reads rackwise.* and replica.selector.class from the broker config. No side effects: Kafka
      * builds a GroupCoordinatorConfig (and so this assignor) for every KafkaConfig, kafka-storage
-     * format included; the background clients start on the first assign().
+     * format included; the background clients start on the first assign(). On a broker older
+     * than 4.1 it refuses to load (BrokerApi: no replica racks reach an assignor there).
      */
     @Override
     public void configure(Map<String, ?> configs) {
+        BrokerApi.requireRackAwareApi();
         Optional<BrokerListener> listener = BrokerListener.of(configs);
         Map<String, Object> inherited = new HashMap<>();
         if (configs.get(Settings.BOOTSTRAP) == null) {

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -77,6 +76,9 @@ final class ReplyReader implements AutoCloseable {
         pending.remove(requestId);
     }
 
+    // close(Duration) is deprecated from 4.1 but links on every client the jar supports;
+    // CloseOptions (KIP-1092) only exists from 4.1 and Streams 3.8 applications run 3.8 clients.
+    @SuppressWarnings("deprecation")
     private void run() {
         while (running) {
             try {
@@ -102,7 +104,7 @@ final class ReplyReader implements AutoCloseable {
                 sleepQuietly(1000);
             }
         }
-        consumer.close(CloseOptions.timeout(Duration.ZERO));
+        consumer.close(Duration.ZERO);
     }
 
     private void addWatched() {

@@ -37,6 +37,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * every stats-ms (see {@link FetchStats}); {@code stopped}. Kafka's own logs go to stderr.
  */
 public final class PluginConsumer {
+    // By name, not ConsumerConfig constants: the client is built against kafka-clients 3.5 too
+    // (tests/compat), which has neither (KIP-848 configs arrive in 3.7).
+    static final String GROUP_PROTOCOL = "group.protocol";
+    static final String GROUP_REMOTE_ASSIGNOR = "group.remote.assignor";
     private PluginConsumer() {
     }
 
@@ -60,7 +64,7 @@ public final class PluginConsumer {
         }));
         FetchStats stats = new FetchStats(consumer);
         emit("started", Map.of("group", props.get(ConsumerConfig.GROUP_ID_CONFIG), "protocol",
-            props.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG), "rack", String.valueOf(props.get(ConsumerConfig.CLIENT_RACK_CONFIG))));
+            String.valueOf(props.getOrDefault(GROUP_PROTOCOL, "classic")), "rack", String.valueOf(props.get(ConsumerConfig.CLIENT_RACK_CONFIG))));
         consumer.subscribe(topics, new ConsumerRebalanceListener() {
             @Override
             public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -114,7 +118,9 @@ public final class PluginConsumer {
             p.put(ConsumerConfig.CLIENT_RACK_CONFIG, rack);
         }
         String protocol = args.get("protocol", "classic");
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+        if (!protocol.equals("classic")) { // clients before 3.7 know no group.protocol
+            p.put(GROUP_PROTOCOL, protocol);
+        }
         String assignor = args.get("assignor", protocol.equals("classic") ? "rackwise" : null);
         if (protocol.equals("classic")) {
             p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, switch (assignor) {
@@ -124,7 +130,7 @@ public final class PluginConsumer {
                 default -> assignor;
             });
         } else if (assignor != null) {
-            p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, assignor);
+            p.put(GROUP_REMOTE_ASSIGNOR, assignor);
         }
         for (String kv : args.configs) {
             int eq = kv.indexOf('=');

@@ -40,7 +40,7 @@ public final class CountApp {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 1);
         props.put(StreamsConfig.consumerPrefix("client.rack"), rack);
         if (streamsGroup) {
-            props.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
+            props.put("group.protocol", "streams"); // by name: the app builds against Streams 3.8 too
             props.put("client.rack", rack);  // KIP-1071 sends the Streams client's own rack
         } else {
             props.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, 1);
