@@ -1,10 +1,11 @@
 """Which Apache Kafka release the developer tooling runs, and where its broker jars live.
 
 One release at a time drives the testbed brokers, the Java peers (``tests/java/*`` built with
-``-Dkafka.version=``) and the plug-in unit tests. The default is the ``kafka.version`` of
-the broker POM (``agent/dev/resources/kafka/pom.xml``, package data) (what ``make jars`` fetches); ``RACKWISE_KAFKA_VERSION`` picks
-another. Each release's broker classpath has its own directory in the jar cache,
-``kafka-libs-<version>``, fetched with Maven on first use, so versions never mix.
+``-Dkafka.version=``) and the plug-in unit tests. The default is the ``kafka.version`` of the
+broker POM (``agent/dev/resources/kafka/pom.xml``, package data); ``make jars`` fetches it;
+``RACKWISE_KAFKA_VERSION`` picks another. Each release's broker classpath has its own directory
+in the jar cache, ``kafka-libs-<version>``, fetched with Maven on first use, so versions never
+mix.
 """
 
 from __future__ import annotations

@@ -27,8 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.dev import paths
-from agent.dev import kafkaversion
+from agent.dev import kafkaversion, paths
 from protocol.errors import RackwiseError
 
 RACKS = ("az1", "az2", "az3")
