@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.dev import paths
+from agent.dev import kafkaversion, paths
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
@@ -149,7 +149,8 @@ def test_an_installed_wheel_runs_its_commands_outside_the_checkout(tmp_path: Pat
 
     # Kafka's and Spark's jars were fetched by `make jars` through the same POMs: then ~/.m2
     # holds them and the installed package resolves its own copies offline.
-    offline = all((paths.cache_dir() / d / ".complete").exists() for d in ("kafka-libs", "spark-jars"))
+    libs = f"kafka-libs-{kafkaversion.default_version()}"  # the default release's broker jars
+    offline = all((paths.cache_dir() / d / ".complete").exists() for d in (libs, "spark-jars"))
     bindir, mvn_log = _mvn_wrapper(tmp_path, offline)
     work = tmp_path / "work"  # cwd: outside the checkout, nothing of it on sys.path
     work.mkdir()
@@ -163,10 +164,10 @@ def test_an_installed_wheel_runs_its_commands_outside_the_checkout(tmp_path: Pat
 
     def testbed_up(proc: subprocess.CompletedProcess[str]) -> None:
         assert proc.stdout.strip().splitlines()[-1] == bootstrap
-        assert "fetching Kafka jars" in proc.stderr
+        assert f"fetching Apache Kafka {kafkaversion.default_version()}'s broker jars" in proc.stderr
         calls = mvn_log.read_text()
         assert f"-f {site / 'agent' / 'dev' / 'resources' / 'kafka' / 'pom.xml'}" in calls, calls
-        assert any(cache.glob("kafka-libs/kafka_2.13-*.jar"))
+        assert any(cache.glob(f"{libs}/kafka_2.13-*.jar"))
         # An installed package has no plug-in jar: the brokers start without it, said in one line.
         assert "RACKWISE_PLUGIN_JAR" in proc.stderr
 
