@@ -40,17 +40,15 @@ class DriverClient(JsonLineClient):
         with tempfile.NamedTemporaryFile(prefix=f"rackwise-{name}-", suffix=".log",
                                          delete=False) as log:
             log_path = log.name
-        cmd = [python_for(version), "-m", "tests.compat.rdkafka_driver", mode, f"rack={rack}",
+        # this checkout first on sys.path: its agent/, protocol/, tests/, never an installed copy
+        boot = (f"import sys; sys.path.insert(0, {str(CHECKOUT)!r}); "
+                "from tests.compat.rdkafka_driver import main; sys.exit(main(sys.argv[1:]))")
+        cmd = [python_for(version), "-c", boot, mode, f"rack={rack}",
                *(f"{k}={v}" for k, v in args.items())]
         self.version = version
-        old = os.getcwd()
-        os.chdir(CHECKOUT)  # -m finds tests/, agent/, protocol/ of this checkout
-        try:
-            super().__init__(cmd, name, rack, log_path,
-                             remove_log=not os.environ.get("RACKWISE_KEEP_CLIENT_LOGS"),
-                             new_session=False)
-        finally:
-            os.chdir(old)
+        super().__init__(cmd, name, rack, log_path,
+                         remove_log=not os.environ.get("RACKWISE_KEEP_CLIENT_LOGS"),
+                         new_session=False)
 
     def hello(self, timeout: float = 60) -> dict[str, Any]:
         """What the driver really imported; fails if it is not the release asked for."""
@@ -59,6 +57,7 @@ class DriverClient(JsonLineClient):
         if found == "exited":
             raise AssertionError(f"{self.name} exited: {self.log()[-2000:]}")
         assert found["confluent_kafka"] == self.version, (found, self.version)
+        assert found["agent"].startswith(str(CHECKOUT) + "/"), (found, CHECKOUT)
         return dict(found)
 
     def error(self) -> str | None:
@@ -167,7 +166,7 @@ def negotiated(bootstrap: str) -> tuple[dict[str, str], str]:
             v = conn.version_for(key, name)
             out[name] = (f"v{v}" if v is not None else
                          f"unsupported (broker offers {conn.versions.get(key, 'nothing')})")
-        said = describe_groups(client, "streams", ["rackwise-compat-no-such-group"], attempts=1)
+        said = describe_groups(client, "streams", ["rackwise-compat-no-such-group"])
     return out, str(said["rackwise-compat-no-such-group"])
 
 

@@ -1,6 +1,6 @@
 """One librdkafka member of a compat cell, run by the Python of the confluent-kafka release
-under test (tests/compat/clientvenv.py): ``python -m tests.compat.rdkafka_driver MODE k=v ...``
-with cwd = the checkout.
+under test (tests/compat/clientvenv.py), with the checkout first on ``sys.path``
+(agentcells.DriverClient): ``main([MODE, "k=v", ...])``.
 
 Modes:
 * ``follower``: a classic-protocol member following the agent's plans
@@ -47,10 +47,11 @@ def main(argv: list[str]) -> int:
         sys.stdin.read()
         stop.set()
     threading.Thread(target=stdin_closed, daemon=True).start()
+    import agent
     from agent.logs import configure_logging
 
     configure_logging("INFO", "json")  # to stderr: stdout carries the events
-    _say("hello", confluent_kafka=confluent_kafka.__version__,
+    _say("hello", confluent_kafka=confluent_kafka.__version__, agent=agent.__file__,
          librdkafka=confluent_kafka.libversion()[0], module=confluent_kafka.__file__)
     if mode == "follower":
         return _follower(args, stop)
