@@ -16,15 +16,22 @@ OLDEST_BROKER, NEWEST_BROKER = BROKERS[0], BROKERS[-1]
 CLASSIC_CLIENTS = ("3.5.2", "3.9.1", "4.0.2", "4.4.0")
 # Kafka Streams: the KIP-924 TaskAssignor from 3.8.
 STREAMS = ("3.8.1", "3.9.1", "4.4.0")
+# confluent-kafka for Python members: 2.12 is the oldest line with KIP-848 GA (its newest
+# patch; it bundles librdkafka 2.12.1), 2.16.1 the project venv's (checked Nov 2026). Each
+# runs in its own Python (clientvenv.py), the venv's own where it matches.
+RDKAFKA_CLIENTS = ("2.12.2", "2.16.1")
+OLDEST_RDKAFKA = RDKAFKA_CLIENTS[0]
 # A broker the group assignor refuses (no replica racks reach assignors before 4.1).
 REFUSED_BROKER = "4.0.2"
 
 
 @dataclass(frozen=True)
 class Cell:
-    kind: str  # "kip848-java" | "kip848-rdkafka" | "classic-java" | "streams" | "audit" | "refused"
+    # "kip848-java" | "kip848-rdkafka" | "follower-rdkafka" | "classic-java" | "streams" |
+    # "audit" | "agent" | "refused"
+    kind: str
     broker: str          # the testbed's Kafka release
-    client: str = ""     # the client's release ("" = not a Java client)
+    client: str = ""     # the client's release ("" = none, or kip848-rdkafka in this process)
     smoke: bool = False
 
     @property
@@ -41,10 +48,13 @@ def cells() -> list[Cell]:
         out.append(Cell("kip848-java", broker, broker, smoke=edge))
         out.append(Cell("kip848-rdkafka", broker))
         if edge:
+            out.append(Cell("kip848-rdkafka", broker, OLDEST_RDKAFKA))
+            out += [Cell("follower-rdkafka", broker, client) for client in RDKAFKA_CLIENTS]
             for client in CLASSIC_CLIENTS:
                 out.append(Cell("classic-java", broker, client,
                                 smoke=client == CLASSIC_CLIENTS[0] and broker == NEWEST_BROKER))
         out.append(Cell("audit", broker))
+        out.append(Cell("agent", broker))
         if broker == NEWEST_BROKER:
             out += [Cell("streams", broker, streams) for streams in STREAMS]
     out.append(Cell("refused", REFUSED_BROKER))

@@ -10,16 +10,30 @@ Java classic clients of a given release), with no agent running anywhere:
    assignment becomes all cross-rack), and the group settles again on the new optimum
    (KIP-1101 on the brokers, KIP-881's leader re-join for classic groups);
 4. no agent ran, so the group forming at all is the "agent stopped" check for these cells.
+A ``kip848-rdkafka`` cell with a client release runs the same three steps with
+confluent-kafka members of that release, each in that release's own Python
+(clientvenv.py, rdkafka_driver.py); without one, in this process's confluent-kafka.
+A ``follower-rdkafka`` cell runs ``PlanFollower`` members (classic protocol, the agent plans)
+of a confluent-kafka release with a real agent: the group forms on the optimum, a replica
+move re-plans it, and PlanFollower's documented fallback holds: with the agent stopped every
+member keeps its last plan's partitions and a member joining meanwhile gets none until the
+agent is back; without the agent's topics ``start()`` refuses (agentcells.py).
+An ``agent`` cell runs a real agent on the broker release: it becomes ready, creates its
+topics, plans a PlanFollower group on the optimum, publishes advice for its topic, re-plans
+on a replica move; and it records the version of each wire API rackwise sends itself as
+negotiated by ApiVersions, with what a request says where the broker lacks the API.
+An ``audit`` cell runs the ``rackwise audit --json`` command on a classic librdkafka
+``roundrobin`` group that reads four of six partitions across racks, and holds its actual
+to the members' own view and its best to a brute force over every balanced assignment.
 A ``streams`` cell runs three Kafka Streams processes of its release (tests/java/streams-app
 built against it) on rackwise's KIP-924 task assignor with a real agent: they run the agent's
 plan with every task active once and no active source partition read across racks (the
-optimum: every partition has replicas in two racks); then, with the agent stopped and one
-process gone, the leader falls back to Kafka's StickyTaskAssignor and every task is still
-active exactly once. (The replica-move re-plan is checked for Streams by
-tests/integration/test_streams_task_assignor.py on the default release only.)
-An ``audit`` cell runs ``run_audit`` (what ``rackwise audit`` prints) on a librdkafka classic
-group and holds its cross_rack_actual to the members' own view. The ``refused`` cell starts a
-4.0 testbed with the broker plug-in and expects it to stop with the plug-in's message.
+optimum: every partition has replicas in two racks); a replica move of a source partition out
+of its active's rack re-plans that task onto a process in a rack holding a replica; then,
+with the agent stopped and one process gone, the leader falls back to Kafka's
+StickyTaskAssignor and every task is still active exactly once.
+The ``refused`` cell starts a 4.0 testbed with the broker plug-in and expects it to stop with
+the plug-in's message.
 
 Marker ``compat``: ``make compat`` runs every cell and writes docs/compat.md; ``make test``
 runs only the cells marked ``smoke`` (conftest.py beside this file).
@@ -35,22 +49,15 @@ from typing import Any
 
 import pytest
 
-from agent.clusterinfo import describe
 from agent.dev import kafkaversion
 from agent.dev.testbed import Testbed, TestbedError
-from assignor.cluster import TopicPartition
-from assignor.model import Group, Member
-from assignor.optimal import lower_bound
-from assignor.summary import summarize
+from tests.compat.agentcells import DriverClient, agent_cell, audit_cell, follower_cell, versions
 from tests.compat.cells import Cell, cells
+from tests.compat.clientvenv import installed_version
+from tests.compat.live import RACKS, admin_of, create, move, settled_optimal
 from tests.support.pluginclients import JavaConsumer, RdkafkaConsumer, wait_until
 
 pytestmark = [pytest.mark.compat, pytest.mark.integration, pytest.mark.java, pytest.mark.timeout(600)]
-
-RACKS = ("az1", "az2", "az3")
-# RF 1, two partitions per rack; then every partition moves to the next rack.
-BEFORE = [[1], [1], [2], [2], [3], [3]]
-AFTER = [[3], [3], [1], [1], [2], [2]]
 
 
 class Beds:
@@ -97,82 +104,18 @@ def beds(request: pytest.FixtureRequest) -> Iterator[Beds]:
         b.down()
 
 
-def _admin(bootstrap: str) -> Any:
-    from confluent_kafka.admin import AdminClient
-
-    return AdminClient({"bootstrap.servers": bootstrap})
-
-
-def _create(admin: Any, topic: str) -> None:
-    from tests.support.kafkautil import create_topic
-
-    create_topic(admin, topic, BEFORE)
-
-
-def _move(bootstrap: str, admin: Any, topic: str) -> None:
-    from kafka.admin import KafkaAdminClient
-    from kafka.structs import TopicPartition as KTP
-
-    kadmin = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
-    try:
-        result = kadmin.alter_partition_reassignments({KTP(topic, p): r for p, r in enumerate(AFTER)})
-        assert all(v is None for v in result.values()), result
-    finally:
-        kadmin.close()
-
-    def moved() -> bool:
-        from confluent_kafka import TopicCollection
-
-        desc = admin.describe_topics(TopicCollection([topic]))[topic].result(10)
-        return [[r.id for r in p.replicas] for p in sorted(desc.partitions, key=lambda p: p.id)] == AFTER
-    wait_until(moved, 60, "the replicas move")
-
-
-def _cross_and_best(admin: Any, group: str, topic: str, clients: list[Any]) -> tuple[int, float]:
-    view = describe(admin, [topic], read_selectors=True).view
-    actual = {c.member_id: [TopicPartition(t, p) for t, p in sorted(c.assignment() or ())] for c in clients}
-    racks = {c.member_id: c.rack for c in clients}
-    members = tuple(Member.of(c.member_id, rack=c.rack, topics=[topic]) for c in clients)
-    best = lower_bound(Group(group, members, view))
-    return summarize(view, actual, racks, lower_bound=best).cross_rack_partitions, best
-
-
-def _settled_optimal(admin: Any, group: str, topic: str, clients: list[Any], timeout: float) -> str:
-    """Wait until every partition is owned and the assignment is the optimum, held for 3 s."""
-    last = ["nothing yet"]
-
-    def optimal() -> bool:
-        owned = sum(len(c.assignment() or ()) for c in clients)
-        if owned != len(BEFORE) or not all(c.member_id for c in clients):
-            last[0] = f"{owned} of {len(BEFORE)} partitions owned"
-            return False
-        cross, best = _cross_and_best(admin, group, topic, clients)
-        last[0] = f"cross-rack {cross}, optimum {best:.0f}"
-        return cross == best
-    start = time.monotonic()
-    while True:
-        try:
-            wait_until(optimal, max(1.0, timeout - (time.monotonic() - start)), "optimal", step=0.5)
-        except AssertionError as e:
-            raise AssertionError(f"within {timeout:.0f}s the group did not settle on the optimum: "
-                                 f"{last[0]}") from e
-        time.sleep(3)
-        if optimal():
-            return last[0]
-
-
 def _consumer_cell(bootstrap: str, start: Callable[[str, str, str], Any]) -> str:
-    admin = _admin(bootstrap)
+    admin = admin_of(bootstrap)
     tag = uuid.uuid4().hex[:6]
     topic, group = f"t-compat-{tag}", f"g-compat-{tag}"
-    _create(admin, topic)
+    create(admin, topic)
     clients = [start(group, topic, rack) for rack in RACKS]
     try:
         wait_until(lambda: all(c.member_id for c in clients), 120, "every member joins")
-        formed = _settled_optimal(admin, group, topic, clients, 120)
+        formed = settled_optimal(admin, group, topic, clients, 120)
         moved_at = time.monotonic()
-        _move(bootstrap, admin, topic)
-        replanned = _settled_optimal(admin, group, topic, clients, 150)
+        move(bootstrap, admin, topic)
+        replanned = settled_optimal(admin, group, topic, clients, 150)
         took = time.monotonic() - moved_at
     finally:
         for c in clients:
@@ -183,11 +126,19 @@ def _consumer_cell(bootstrap: str, start: Callable[[str, str, str], Any]) -> str
 CLASSIC_CONFIG = {"metadata.max.age.ms": "3000"}  # KIP-881: the leader sees rack changes sooner
 
 
-def _start(cell: Cell, bootstrap: str) -> Callable[[str, str, str], Any]:
+def _start(cell: Cell, bootstrap: str,
+           hellos: list[dict[str, Any]]) -> Callable[[str, str, str], Any]:
+    """How a cell starts one member; a driven client's ``hello`` goes to ``hellos``."""
     if cell.kind == "kip848-java":
         return lambda g, t, rack: JavaConsumer(bootstrap, g, t, rack, protocol="consumer",
                                                assignor="rackwise", name=f"compat848-{rack}",
                                                kafka_version=cell.client)
+    if cell.kind == "kip848-rdkafka" and cell.client:
+        def driven(g: str, t: str, rack: str) -> DriverClient:
+            client = DriverClient(cell.client, "kip848", rack, bootstrap=bootstrap, group=g, topic=t)
+            hellos.append(client.hello())
+            return client
+        return driven
     if cell.kind == "kip848-rdkafka":
         return lambda g, t, rack: RdkafkaConsumer(bootstrap, g, t, rack)
     if cell.kind == "classic-java":
@@ -195,28 +146,6 @@ def _start(cell: Cell, bootstrap: str) -> Callable[[str, str, str], Any]:
                                                config=CLASSIC_CONFIG, name=f"compat-classic-{rack}",
                                                kafka_version=cell.client)
     raise AssertionError(cell.kind)
-
-
-def _audit_cell(bootstrap: str) -> str:
-    from agent.audit import run_audit
-    from tests.support.liveclients import ConsumerGroup, own_cross_rack, replica_racks
-
-    admin = _admin(bootstrap)
-    tag = uuid.uuid4().hex[:6]
-    topic = group = f"t-compat-audit-{tag}"
-    _create(admin, topic)
-    members = ConsumerGroup(bootstrap, group, topic, RACKS)
-    try:
-        settled = members.settle(len(BEFORE), lambda: next(
-            (a for a in run_audit(admin, group) if a.group == group), None))
-    finally:
-        members.close()
-    own = own_cross_rack(settled.owned, replica_racks(admin, topic))
-    a = settled.audit
-    assert a.members == 3 and a.partitions == len(BEFORE), a
-    assert a.cross_rack_actual == own, (a.cross_rack_actual, own)
-    assert a.cross_rack_best is not None and a.cross_rack_best <= own
-    return f"audit: actual {a.cross_rack_actual} (= the members' own view), best {a.cross_rack_best}"
 
 
 STREAMS_PLACEMENT = [[1, 2], [2, 3], [3, 1], [1, 2], [2, 3], [3, 1]]
@@ -228,7 +157,7 @@ def _streams_cell(bootstrap: str, version: str) -> str:
     from tests.support.kafkautil import create_topic
     from tests.support.streamsapp import TaskAppInstance, reported, running, wait_for
 
-    admin = _admin(bootstrap)
+    admin = admin_of(bootstrap)
     name = f"t-compat-streams-{uuid.uuid4().hex[:6]}"
     topics = {"input": f"{name}-in", "stateless": f"{name}-in2", "output": f"{name}-out"}
     create_topic(admin, topics["input"], STREAMS_PLACEMENT)
@@ -250,9 +179,10 @@ def _streams_cell(bootstrap: str, version: str) -> str:
                 output=topics["output"], recovery_lag=100, kafka_version=version,
                 config={"rackwise.requests.topic": s.requests, "rackwise.plans.topic": s.plans,
                         "rackwise.deadletter.topic": s.deadletter, "rackwise.timeout.ms": "10000",
-                        "rackwise.backoff.ms": "120000"}))
+                        "rackwise.backoff.ms": "120000",
+                        "metadata.max.age.ms": "3000"}))  # the leader sees replica moves in 3 s
 
-        def follows_plan() -> Any:
+        def follows_plan(extra: Callable[[Any], bool] = lambda _p: True) -> Any:
             if not running(instances):
                 return None
             reader.poll(0.3)
@@ -262,13 +192,14 @@ def _streams_cell(bootstrap: str, version: str) -> str:
             plan = plans[-1]
             want = {m.process_id or m.member_id: sorted(m.active_tasks) for m in plan.members}
             got = {pid: r["active"] for pid, r in reported(instances).items()}
-            return plan if want == got else None
+            return plan if want == got and extra(plan) else None
         try:
             plan = wait_for(follows_plan, 240, "the three processes running the agent's newest plan")
         except TimeoutError:
             raise AssertionError("\n".join(i.stderr()[-2000:] for i in instances)) from None
         assert sorted(t for m in plan.members for t in m.active_tasks) == all_tasks
         assert plan.summary.cross_rack_partitions == 0 == plan.summary.lower_bound, plan.summary
+        moved, took = _streams_move(bootstrap, admin, topics["input"], plan, follows_plan)
         agent.stop()
         instances[-1].stop()  # a member leaves: the leader assigns again, without the agent
         live = instances[:2]
@@ -287,8 +218,45 @@ def _streams_cell(bootstrap: str, version: str) -> str:
         if agent.thread.is_alive():
             agent.stop()
     return (f"ran the agent's plan generation {plan.generation}: 9 tasks, cross-rack "
-            f"{plan.summary.cross_rack_partitions} (optimum {plan.summary.lower_bound:.0f}); agent stopped: "
+            f"{plan.summary.cross_rack_partitions} (optimum {plan.summary.lower_bound:.0f}); "
+            f"{moved} {took:.0f}s after the move; agent stopped: "
             "StickyTaskAssignor fallback, every task active once")
+
+
+def _streams_move(bootstrap: str, admin: Any, source: str, before: Any,
+                  follows_plan: Callable[[Callable[[Any], bool]], Any]) -> tuple[str, float]:
+    """Move source partition 0's replicas out of its active's rack; wait until the processes
+    run a newer plan with task 0_0 on a process in a rack that holds a replica."""
+    from kafka import TopicPartition as KTP
+    from kafka.admin import KafkaAdminClient
+
+    from tests.support.kafkautil import rack_of_brokers
+    from tests.support.streamsapp import wait_for
+
+    owner = next(m for m in before.members if "0_0" in m.active_tasks)
+    racks = rack_of_brokers(admin)
+    target = sorted(b for b, r in racks.items() if r != owner.rack)
+    new_racks = sorted(racks[b] for b in target)
+    kadmin = KafkaAdminClient(bootstrap_servers=bootstrap.split(","))
+    try:
+        result = kadmin.alter_partition_reassignments({KTP(source, 0): target})
+        assert all(v is None for v in result.values()), result
+    finally:
+        kadmin.close()
+    moved_at = time.monotonic()
+
+    def moved(plan: Any) -> bool:
+        new_owner = next(m for m in plan.members if "0_0" in m.active_tasks)
+        part = next(p for p in new_owner.partitions if p.topic == source and p.partition == 0)
+        return (plan.generation > before.generation and new_owner.rack in new_racks
+                and sorted(part.replica_racks) == new_racks and not part.cross_rack)
+    plan = wait_for(lambda: follows_plan(moved), 150,
+                    f"the processes running a re-plan with 0_0 off {owner.rack}")
+    assert plan.summary.cross_rack_partitions == 0, plan.summary
+    new_owner = next(m for m in plan.members if "0_0" in m.active_tasks)
+    return (f"replica move of {source}-0 out of {owner.rack}: re-planned (generation "
+            f"{plan.generation}), 0_0 on {new_owner.rack}, cross-rack 0",
+            time.monotonic() - moved_at)
 
 
 def _refused_cell(beds: Beds, cell: Cell) -> str:
@@ -313,16 +281,23 @@ def test_cell(beds: Beds, cell: Cell, record_property: Callable[[str, object], N
     else:
         _, bootstrap = beds.up(cell.broker)
         if cell.kind == "audit":
-            reason = _audit_cell(bootstrap)
+            reason = audit_cell(bootstrap)
+        elif cell.kind == "agent":
+            reason = agent_cell(bootstrap)
+        elif cell.kind == "follower-rdkafka":
+            reason = follower_cell(bootstrap, cell.client)
         elif cell.kind == "streams":
             reason = _streams_cell(bootstrap, cell.client)
         else:
-            reason = _consumer_cell(bootstrap, _start(cell, bootstrap))
+            hellos: list[dict[str, Any]] = []
+            reason = _consumer_cell(bootstrap, _start(cell, bootstrap, hellos))
             if cell.kind == "kip848-rdkafka":
                 import confluent_kafka
 
-                reason += (f"; confluent-kafka {confluent_kafka.version()[0]}, "
-                           f"librdkafka {confluent_kafka.libversion()[0]}")
+                # (confluent_kafka.version() is a str in 2.12-2.16: its [0] was only "2")
+                reason += "; " + versions(hellos[0] if hellos else {
+                    "confluent_kafka": installed_version(),
+                    "librdkafka": confluent_kafka.libversion()[0]})
     reason += f" ({time.monotonic() - started:.0f}s)"
     print(f"{cell.id}: {reason}")
     record_property("compat_reason", reason)

@@ -80,14 +80,19 @@ def _matches(audit: Any, owned: dict[str, tuple[str, list[int]]], by: str) -> bo
 
 
 class ConsumerGroup:
-    """librdkafka consumers (cooperative-sticky, client.rack) in one classic group."""
+    """librdkafka consumers (cooperative-sticky, client.rack) in one classic group.
+
+    ``client_ids``: one per rack; the coordinator names a member ``<client.id>-<uuid>``, so
+    they order the members as the assignors see them."""
 
     def __init__(self, bootstrap: str, group: str, topic: str, racks: Sequence[str],
-                 strategy: str = "cooperative-sticky") -> None:
+                 strategy: str = "cooperative-sticky",
+                 client_ids: Sequence[str] | None = None) -> None:
         self.group, self.topic = group, topic
         self.consumers = []
-        for rack in racks:
+        for i, rack in enumerate(racks):
             c = Consumer({
+                **({"client.id": client_ids[i]} if client_ids else {}),
                 "bootstrap.servers": bootstrap, "group.id": group, "client.rack": rack,
                 "partition.assignment.strategy": strategy, "enable.auto.commit": False,
                 "session.timeout.ms": 15000, "heartbeat.interval.ms": 1000,
