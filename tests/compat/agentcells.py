@@ -26,7 +26,15 @@ from typing import Any
 
 from agent.dev.wire import JsonLineClient
 from tests.compat.clientvenv import python_for
-from tests.compat.live import BEFORE, RACKS, admin_of, create, cross_and_best, move, settled_optimal
+from tests.compat.live import (
+    BEFORE,
+    RACKS,
+    admin_of,
+    create,
+    cross_and_best,
+    replanned_after_move,
+    settled_optimal,
+)
 from tests.support.pluginclients import wait_until
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -114,10 +122,7 @@ def follower_cell(bootstrap: str, version: str) -> str:
         clients = _followers(version, bootstrap, settings, group, topic)
         wait_until(lambda: all(c.member_id for c in clients), 90, "every follower starts")
         formed = settled_optimal(admin, group, topic, clients, 120)
-        moved_at = time.monotonic()
-        move(bootstrap, admin, topic)
-        replanned = settled_optimal(admin, group, topic, clients, 150)
-        took = time.monotonic() - moved_at
+        replanned, took = replanned_after_move(bootstrap, admin, group, topic, clients)
         # 4: the agent away
         agent.stop()
         kept = {c.name: c.owned() for c in clients}
@@ -222,10 +227,7 @@ def agent_cell(bootstrap: str) -> str:
             return found if isinstance(found, TopicAdvice) else None
         advice = wait_until(advised, 90, f"advice for {topic} on {s.advice}")
         assert [p.partition for p in advice.partitions] == list(range(len(BEFORE))), advice
-        moved_at = time.monotonic()
-        move(bootstrap, admin, topic)
-        replanned = settled_optimal(admin, group, topic, clients, 150)
-        took = time.monotonic() - moved_at
+        replanned, took = replanned_after_move(bootstrap, admin, group, topic, clients)
     finally:
         for c in clients:
             c.stop()

@@ -86,3 +86,13 @@ def settled_optimal(admin: Any, group: str, topic: str, clients: list[Any], time
         time.sleep(3)
         if optimal():
             return last[0]
+
+
+def replanned_after_move(bootstrap: str, admin: Any, group: str, topic: str,
+                         clients: list[Any]) -> tuple[str, float]:
+    """Move every partition's replica to another rack, then wait for the group to settle on
+    the new optimum: what it settled on, and how long that took after the move, in seconds."""
+    moved_at = time.monotonic()
+    move(bootstrap, admin, topic)
+    replanned = settled_optimal(admin, group, topic, clients, 150)
+    return replanned, time.monotonic() - moved_at
