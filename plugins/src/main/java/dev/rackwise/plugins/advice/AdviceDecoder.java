@@ -38,7 +38,7 @@ public final class AdviceDecoder {
         try {
             String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                 .decode(ByteBuffer.wrap(value)).toString();
-            root = object(Json.parse(text), "value");
+            root = Json.object(Json.parse(text), "value");
         } catch (CharacterCodingException e) {
             throw malformed(key, "not UTF-8");
         } catch (PlanFormatException e) {
@@ -69,11 +69,11 @@ public final class AdviceDecoder {
     private static TopicAdvice topic(Map<String, Object> root) {
         String topic = string(root.get("topic"), "topic");
         long at = nonNegative(root.get("measured_at_ms"), "measured_at_ms");
-        List<Object> list = list(root.get("partitions"), "partitions");
+        List<Object> list = Json.list(root.get("partitions"), "partitions");
         List<PartitionAdvice> parts = new ArrayList<>(list.size());
         for (int i = 0; i < list.size(); i++) {
             String where = "partitions[" + i + "]";
-            Map<String, Object> p = object(list.get(i), where);
+            Map<String, Object> p = Json.object(list.get(i), where);
             long partition = nonNegative(p.get("partition"), where + ".partition");
             if (partition != i) {
                 throw new PlanFormatException(where + ".partition: " + partition + ", expected " + i + " (partition order)");
@@ -103,7 +103,7 @@ public final class AdviceDecoder {
         }
         String assignor = string(root.get("assignor"), "assignor");
         Object c = root.get("config");
-        Map<String, Object> config = c == null ? Map.of() : object(c, "config");
+        Map<String, Object> config = c == null ? Map.of() : Json.object(c, "config");
         long at = nonNegative(root.get("updated_at_ms"), "updated_at_ms");
         return new GroupAdvice(pattern, (int) priority, assignor, config, at);
     }
@@ -116,22 +116,6 @@ public final class AdviceDecoder {
 
     private static AdviceFormatException malformed(String key, String why) {
         return new AdviceFormatException(IgnoredReason.MALFORMED, "advice " + key + ": " + why);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> object(Object v, String where) {
-        if (v instanceof Map) {
-            return (Map<String, Object>) v;
-        }
-        throw new PlanFormatException(where + ": expected an object");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object v, String where) {
-        if (v instanceof List) {
-            return (List<Object>) v;
-        }
-        throw new PlanFormatException(where + ": expected an array");
     }
 
     private static String string(Object v, String where) {

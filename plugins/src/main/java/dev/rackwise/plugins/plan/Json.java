@@ -32,6 +32,24 @@ public final class Json {
         return value;
     }
 
+    /** {@code v} as a JSON object, or a {@link PlanFormatException} naming {@code where}. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, Object> object(Object v, String where) {
+        if (v instanceof Map) {
+            return (Map<String, Object>) v;
+        }
+        throw new PlanFormatException(where + ": expected an object");
+    }
+
+    /** {@code v} as a JSON array, or a {@link PlanFormatException} naming {@code where}. */
+    @SuppressWarnings("unchecked")
+    public static List<Object> list(Object v, String where) {
+        if (v instanceof List) {
+            return (List<Object>) v;
+        }
+        throw new PlanFormatException(where + ": expected an array");
+    }
+
     private Object value(int depth) {
         if (depth > MAX_DEPTH) {
             throw error("nested deeper than " + MAX_DEPTH);

@@ -36,15 +36,15 @@ public final class StreamsPlanReader {
     }
 
     public static StreamsPlan read(String json) {
-        Map<String, Object> root = object(Json.parse(json), "plan");
+        Map<String, Object> root = Json.object(Json.parse(json), "plan");
         String groupId = string(root.get("group_id"), "group_id");
         String kind = root.get("kind") == null ? "consumer" : string(root.get("kind"), "kind");
         long generation = integer(root.get("generation"), "generation");
         Map<String, StreamsPlan.Tasks> processes = new LinkedHashMap<>();
-        List<Object> members = list(root.get("members"), "members");
+        List<Object> members = Json.list(root.get("members"), "members");
         for (int i = 0; i < members.size(); i++) {
             String where = "members[" + i + "]";
-            Map<String, Object> m = object(members.get(i), where);
+            Map<String, Object> m = Json.object(members.get(i), where);
             Object pid = m.get("process_id") != null ? m.get("process_id") : m.get("member_id");
             String processId = string(pid, where + ".process_id");
             StreamsPlan.Tasks tasks = new StreamsPlan.Tasks(tasks(m.get("active_tasks"), where + ".active_tasks"),
@@ -81,28 +81,12 @@ public final class StreamsPlanReader {
         if (value == null) {
             return List.of();
         }
-        List<Object> raw = list(value, where);
+        List<Object> raw = Json.list(value, where);
         List<TaskId> out = new ArrayList<>(raw.size());
         for (int i = 0; i < raw.size(); i++) {
             out.add(taskId(string(raw.get(i), where + "[" + i + "]"), where + "[" + i + "]"));
         }
         return out;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> object(Object v, String where) {
-        if (v instanceof Map) {
-            return (Map<String, Object>) v;
-        }
-        throw new PlanFormatException(where + ": expected an object");
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object v, String where) {
-        if (v instanceof List) {
-            return (List<Object>) v;
-        }
-        throw new PlanFormatException(where + ": expected an array");
     }
 
     private static String string(Object v, String where) {
