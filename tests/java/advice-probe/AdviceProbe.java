@@ -13,6 +13,7 @@ import dev.rackwise.plugins.publish.PlanGenerations;
 import dev.rackwise.plugins.publish.PlanJson;
 import dev.rackwise.plugins.publish.PlanPublisher;
 import dev.rackwise.plugins.publish.PublishedPlan;
+import dev.rackwise.plugins.publish.TopicProbe;
 
 /**
  * The plug-ins' advice reader and plan publisher against a real cluster
@@ -69,7 +70,8 @@ public final class AdviceProbe {
         PublishedPlan plan = new PublishedPlan(group, new PlanGenerations().next(group, now), PlanJson.REASON,
             "rackwise", Map.of("traffic_cost", rule.map(g -> g.number("traffic_cost", 1)).orElse(1.0)), now,
             List.of(new PublishedPlan.Member("c1", "az1", c1), new PublishedPlan.Member("c2", "az2", c2)), null, 0);
-        PlanPublisher publisher = new PlanPublisher(plansTopic, 10, PlanPublisher.kafkaProducers(client), 100);
+        PlanPublisher publisher = new PlanPublisher(plansTopic, 10, PlanPublisher.kafkaProducers(client), 100,
+            TopicProbe.kafka(client));
         publisher.start();
         publisher.offer(plan);
         deadline = System.currentTimeMillis() + 60_000;

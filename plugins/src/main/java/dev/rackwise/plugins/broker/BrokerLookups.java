@@ -19,6 +19,7 @@ import dev.rackwise.plugins.publish.ComputedPlan;
 import dev.rackwise.plugins.publish.PlanPublisher;
 import dev.rackwise.plugins.publish.PlanReports;
 import dev.rackwise.plugins.publish.PlanSink;
+import dev.rackwise.plugins.publish.TopicProbe;
 import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -99,7 +100,7 @@ public final class BrokerLookups {
         reader.start();
         HeldAdvice held = new HeldAdvice(reader, System::currentTimeMillis);
         PlanPublisher publisher = new PlanPublisher(settings.plansTopic(), PlanPublisher.DEFAULT_CAPACITY,
-            PlanPublisher.kafkaProducers(clients), settings.backoffMs());
+            PlanPublisher.kafkaProducers(clients), settings.backoffMs(), TopicProbe.kafka(clients));
         PlanReports reports = new PlanReports(PlanPublisher.DEFAULT_CAPACITY, publisher, new PlanReports.Names() {
             @Override
             public String topic(String key) {

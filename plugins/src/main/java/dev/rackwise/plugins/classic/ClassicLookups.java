@@ -12,6 +12,7 @@ import dev.rackwise.plugins.advice.HeldAdvice;
 import dev.rackwise.plugins.publish.PlanPublisher;
 import dev.rackwise.plugins.publish.PlanReports;
 import dev.rackwise.plugins.publish.PlanSink;
+import dev.rackwise.plugins.publish.TopicProbe;
 import org.apache.kafka.clients.CommonClientConfigs;
 
 /**
@@ -41,7 +42,8 @@ public record ClassicLookups(AdviceView advice, PlanSink plans, HeldAdvice held,
         reader.start();
         HeldAdvice held = new HeldAdvice(reader, System::currentTimeMillis);
         PlanPublisher publisher = new PlanPublisher(config.settings().plansTopic(), PlanPublisher.DEFAULT_CAPACITY,
-            PlanPublisher.kafkaProducers(clients), config.settings().backoffMs());
+            PlanPublisher.kafkaProducers(clients), config.settings().backoffMs(),
+            TopicProbe.kafka(clients));
         PlanReports reports = new PlanReports(PlanPublisher.DEFAULT_CAPACITY, publisher, new PlanReports.Names() {
             @Override
             public String topic(String key) {

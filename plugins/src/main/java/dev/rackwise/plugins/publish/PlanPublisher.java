@@ -35,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * the producer, waits (1 s doubling to 60 s) and makes a new one for the next plan; the failed
  * plan is not retried, since a newer plan of the group follows at its next assignment. A
  * missing topic (no agent has created it yet) closes the producer too, with one warning that
- * says so, and waits 1 s doubling to 5 min: a producer left asking for a missing topic makes
- * Kafka log a warning about it every second.
+ * says so: a producer left asking for a missing topic makes Kafka log a warning about it every
+ * second. The thread then asks a {@link TopicProbe} every 5 s whether the topic exists, and
+ * publishes again as soon as it does (an agent started after the brokers creates it); plans
+ * offered meanwhile wait in the queue.
  *
  * <p>Example: {@code offer(plan of g1)} -> one record, key {@code g1}, value
  * {@code {"schema_version":1,"group_id":"g1","kind":"consumer","generation":...}}.
@@ -45,13 +47,15 @@ public final class PlanPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PlanPublisher.class);
     public static final int DEFAULT_CAPACITY = 1000;
     private static final long MAX_BACKOFF_MS = 60_000;
-    private static final long MAX_MISSING_BACKOFF_MS = TimeUnit.MINUTES.toMillis(5);
+    static final long MISSING_TOPIC_RETRY_MS = 5_000;
     private static final long LOG_EVERY_NS = TimeUnit.MINUTES.toNanos(1);
 
     private final String topic;
     private final BlockingQueue<PublishedPlan> queue;
     private final Supplier<Producer<byte[], byte[]>> producers;
     private final long backoffMs;
+    private final TopicProbe probe;
+    private final long missingRetryMs;
     private final AtomicBoolean started = new AtomicBoolean();
     private final CountDownLatch stop = new CountDownLatch(1);
     private final AtomicLong published = new AtomicLong();
@@ -61,17 +65,27 @@ public final class PlanPublisher implements AutoCloseable {
     private volatile Thread thread;
     /** Set by a send that failed because the topic does not exist; read by the thread. */
     private volatile boolean topicMissing;
-    private long missingBackoff;
 
-    /** Nothing starts here: {@link #start()} does. {@code producers} makes a producer when one is needed. */
-    public PlanPublisher(String topic, int capacity, Supplier<Producer<byte[], byte[]>> producers, long backoffMs) {
-        if (capacity <= 0 || backoffMs <= 0) {
-            throw new IllegalArgumentException("capacity and back-off must be positive");
+    /**
+     * Nothing starts here: {@link #start()} does. {@code producers} makes a producer when one is
+     * needed; {@code probe} says when a missing topic exists ({@link TopicProbe#kafka}).
+     */
+    public PlanPublisher(String topic, int capacity, Supplier<Producer<byte[], byte[]>> producers, long backoffMs,
+                         TopicProbe probe) {
+        this(topic, capacity, producers, backoffMs, probe, MISSING_TOPIC_RETRY_MS);
+    }
+
+    PlanPublisher(String topic, int capacity, Supplier<Producer<byte[], byte[]>> producers, long backoffMs,
+                  TopicProbe probe, long missingRetryMs) {
+        if (capacity <= 0 || backoffMs <= 0 || missingRetryMs <= 0) {
+            throw new IllegalArgumentException("capacity, back-off and retry interval must be positive");
         }
         this.topic = topic;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.producers = producers;
         this.backoffMs = backoffMs;
+        this.probe = probe;
+        this.missingRetryMs = missingRetryMs;
     }
 
     /** A factory of real producers: {@code clientConfigs} holds bootstrap.servers and security settings. */
@@ -187,20 +201,16 @@ public final class PlanPublisher implements AutoCloseable {
                         });
                     if (topicMissing) {
                         // A producer keeps asking for a topic it was given, and Kafka logs a
-                        // warning for each answer: close it and wait, 1 s doubling to 5 min.
+                        // warning for each answer: close it, and look for the topic quietly.
                         topicMissing = false;
-                        missingBackoff = missingBackoff == 0 ? backoffMs : Math.min(missingBackoff * 2, MAX_MISSING_BACKOFF_MS);
-                        log.warn("plan publisher: topic {} does not exist, so plans are not published (an agent "
-                            + "creates it at start-up, or create it yourself); next try in {} ms", topic, missingBackoff);
                         closeQuietly(producer);
                         producer = null;
-                        if (stop.await(missingBackoff, TimeUnit.MILLISECONDS)) {
-                            drainUntil = System.nanoTime();
+                        if (!awaitTopic()) {
+                            drainUntil = System.nanoTime();  // closed while the topic was missing
                         }
                         continue;
                     }
                     backoff = backoffMs;
-                    missingBackoff = 0;
                 } catch (RuntimeException e) {  // never let the thread die
                     failed.incrementAndGet();
                     warn("plan publisher: " + e + "; new producer in " + backoff + " ms");
@@ -221,6 +231,27 @@ public final class PlanPublisher implements AutoCloseable {
             if (left > 0) {
                 dropped.addAndGet(left);
             }
+        }
+    }
+
+    /**
+     * After a send found the topic missing: one warning, then the probe every
+     * {@code missingRetryMs} until the topic exists (true) or the publisher closes (false).
+     */
+    private boolean awaitTopic() throws InterruptedException {
+        log.warn("plan publisher: topic {} does not exist, so plans are not published (an agent creates it at "
+            + "start-up, or create it yourself); looking for it every {} ms, plans wait in the queue meanwhile",
+            topic, missingRetryMs);
+        try {
+            while (!stop.await(missingRetryMs, TimeUnit.MILLISECONDS)) {
+                if (probe.exists(topic)) {
+                    log.info("plan publisher: topic {} exists now; publishing {} queued plans", topic, queue.size());
+                    return true;
+                }
+            }
+            return false;
+        } finally {
+            probe.close();
         }
     }
 

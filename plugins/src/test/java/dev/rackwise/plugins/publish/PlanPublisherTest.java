@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
@@ -43,7 +44,7 @@ class PlanPublisherTest {
         PlanPublisher p = new PlanPublisher("rackwise.plans", 10, () -> {
             made.incrementAndGet();
             return mock;
-        }, 1);
+        }, 1, topic -> true);
         assertEquals(0, made.get(), "the constructor starts nothing");
         p.start();
         p.start();
@@ -65,7 +66,7 @@ class PlanPublisherTest {
 
     @Test
     void aFullQueueDropsAndCountsWithoutBlocking() {
-        PlanPublisher p = new PlanPublisher("rackwise.plans", 3, () -> producer(true), 1);  // not started
+        PlanPublisher p = new PlanPublisher("rackwise.plans", 3, () -> producer(true), 1, topic -> true);  // not started
         for (int i = 0; i < 5; i++) {
             p.offer(plan("g", i));
         }
@@ -86,7 +87,7 @@ class PlanPublisherTest {
             MockProducer<byte[], byte[]> m = producer(false);
             made.add(m);
             return m;
-        }, 1);
+        }, 1, topic -> true);
         p.start();
         p.offer(plan("g1", 1));  // lost: no producer
         await(() -> p.failed() == 1, "a failed producer is counted");
@@ -122,26 +123,58 @@ class PlanPublisherTest {
     }
 
     @Test
-    void aMissingTopicClosesTheProducerAndBacksOff() throws InterruptedException {
-        List<NoTopicProducer> made = new ArrayList<>();
+    void aMissingTopicClosesTheProducerAndWaitsForTheProbe() throws InterruptedException {
+        List<MockProducer<byte[], byte[]>> made = new ArrayList<>();
+        AtomicBoolean exists = new AtomicBoolean(false);
+        AtomicInteger asked = new AtomicInteger();
+        AtomicInteger probesClosed = new AtomicInteger();
+        TopicProbe probe = new TopicProbe() {
+            @Override
+            public boolean exists(String topic) {
+                asked.incrementAndGet();
+                return exists.get();
+            }
+
+            @Override
+            public void close() {
+                probesClosed.incrementAndGet();
+            }
+        };
         PlanPublisher p = new PlanPublisher("rackwise.plans", 100, () -> {
-            NoTopicProducer np = new NoTopicProducer();
+            MockProducer<byte[], byte[]> np = made.isEmpty() ? new NoTopicProducer() : producer(true);
             made.add(np);
             return np;
-        }, 200);
+        }, 200, probe, 20);
         p.start();
         for (int i = 0; i < 20; i++) {
             p.offer(plan("g" + i, i));
         }
-        await(() -> made.size() >= 2, "a new producer after the back-off");
+        await(() -> asked.get() >= 5, "the probe is asked while the topic is missing");
+        assertEquals(1, made.size(), "no new producer while the probe says the topic is missing");
         assertTrue(made.get(0).closed(), "the producer that asked for the missing topic is closed");
-        assertEquals(1, made.get(0).sends.get(), "no more plans go to a producer once the topic is known missing");
-        // Back-off 200 ms, then 400 ms: in this time far fewer producers than plans were made.
-        Thread.sleep(300);
-        assertTrue(made.size() <= 3, "backing off: " + made.size() + " producers");
-        assertTrue(p.failed() >= 2);
+        assertEquals(1, ((NoTopicProducer) made.get(0)).sends.get(),
+            "no more plans go to a producer once the topic is known missing");
+        assertEquals(1, p.failed());
+        assertEquals(0, p.published());
+        assertEquals(19, p.queued(), "the other plans wait in the queue");
+
+        exists.set(true);  // an agent created the topic
+        await(() -> p.published() == 19, "the queued plans are published once the topic exists");
+        assertEquals(2, made.size());
+        assertEquals(1, probesClosed.get(), "the probe's client is released once the topic is found");
+        assertEquals(0, p.dropped());
         assertTrue(PlanPublisher.isMissingTopic(new org.apache.kafka.common.errors.UnknownTopicOrPartitionException("x")));
         assertFalse(PlanPublisher.isMissingTopic(new org.apache.kafka.common.errors.TimeoutException("Expiring 1 record(s)")));
         p.close();
+    }
+
+    @Test
+    void closingWhileTheTopicIsMissingEndsTheThread() throws InterruptedException {
+        PlanPublisher p = new PlanPublisher("rackwise.plans", 10, NoTopicProducer::new, 200, topic -> false, 20);
+        p.start();
+        p.offer(plan("g", 1));
+        await(() -> p.failed() == 1, "the send finds the topic missing");
+        p.close();
+        assertFalse(p.isRunning());
     }
 }

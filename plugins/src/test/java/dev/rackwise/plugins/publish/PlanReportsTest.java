@@ -73,7 +73,7 @@ class PlanReportsTest {
 
     @Test
     void offerNeverBlocksAndAFullQueueDropsAndCounts() {
-        PlanPublisher publisher = new PlanPublisher("rackwise.plans", 1, () -> new MockProducer<>(), 10);
+        PlanPublisher publisher = new PlanPublisher("rackwise.plans", 1, () -> new MockProducer<>(), 10, topic -> true);
         PlanReports reports = new PlanReports(1, publisher, new PlanReports.Names() {
             @Override
             public String topic(String key) {
