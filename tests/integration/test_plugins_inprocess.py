@@ -346,7 +346,11 @@ def test_a_partition_made_hot_is_placed_local_at_the_next_epoch_bump(
 
             wait_until(hot_advised, 120, f"the agent advises partition {hot} as hot", step=2.0)
             time.sleep(3)  # the brokers' advice readers poll every second
-            clients.append(RdkafkaConsumer(bootstrap, group, topic, "az1"))
+            joiner = RdkafkaConsumer(bootstrap, group, topic, "az1")
+            clients.append(joiner)
+            # 6 partitions over 4 members: the joiner owns some once the group has reconciled
+            # (members learn the new target at their next heartbeat, up to 5 s after it)
+            wait_until(lambda: joiner.assignment(), 120, "the joining member owns partitions")
             after = _stable(clients, len(PLACEMENT))
             print(f"hot partition {topic}-{hot}: az3 read {sorted(p for _, p in first['az3'])} "
                   f"before the advice, {sorted(p for _, p in after['az3'])} after a member joined")
