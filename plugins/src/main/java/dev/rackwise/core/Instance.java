@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -105,13 +104,15 @@ final class Instance {
         }
 
         // Subscribed topics, sorted; a topic's subscribers (a sorted member list) name its class.
-        TreeMap<String, List<Integer>> subs = new TreeMap<>();
+        // Hashed, then the names sorted once: a TreeMap paid string compares per subscription.
+        Map<String, List<Integer>> subs = new HashMap<>();
         for (int m = 0; m < n; m++) {
             for (String t : members.get(m).topics()) {
                 subs.computeIfAbsent(t, k -> new ArrayList<>()).add(m);
             }
         }
         topicNames = subs.keySet().toArray(new String[0]);
+        Arrays.sort(topicNames);
         Map<List<Integer>, Integer> classIndex = new HashMap<>();
         List<int[]> classList = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
@@ -170,7 +171,6 @@ final class Instance {
         Map<List<String>, List<String>> sortedRacks = new HashMap<>();
         Map<GroupKey, Integer> groupIndex = new HashMap<>();
         List<GroupKey> keys = new ArrayList<>();
-        List<List<Integer>> members0 = new ArrayList<>();
         int p = 0;
         for (int t = 0; t < topicNames.length; t++) {
             List<PartitionSpec> specs = pb.topics().getOrDefault(topicNames[t], List.of());
@@ -193,10 +193,8 @@ final class Instance {
                     g = keys.size();
                     groupIndex.put(gk, g);
                     keys.add(gk);
-                    members0.add(new ArrayList<>());
                 }
                 pGroup[p] = g;
-                members0.get(g).add(p);
             }
         }
         groups = keys.size();
@@ -215,20 +213,42 @@ final class Instance {
         for (List<Integer> gs : merged.values()) {
             aggregates[ai++] = gs.stream().mapToInt(Integer::intValue).toArray();
         }
+        fillParts(gParts, pGroup);
         for (int g = 0; g < groups; g++) {
             GroupKey k = keys.get(g);
             gClass[g] = k.cls;
             gOwner[g] = k.owner;
-            gParts[g] = members0.get(g).stream().mapToInt(Integer::intValue).toArray();
             double w = Double.longBitsToDouble(k.weightBits);
             double units = Math.rint(1000 * alpha * w) * d;
             if (units >= 0x1p62) {
                 throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
             }
             gTraffic[g] = (long) Math.rint(1000 * alpha * w);
+        }
+        // The shares depend on the replica and leader racks alone, which an aggregate's groups share.
+        for (int[] gs : aggregates) {
+            GroupKey k = keys.get(gs[0]);
             for (int q = 0; q < places; q++) {
-                gShare[g * places + q] = shareUnits(k.racks, k.leader, placeRack[q], placeFollowers[q], clusterRacks);
+                gShare[gs[0] * places + q] = shareUnits(k.racks, k.leader, placeRack[q], placeFollowers[q], clusterRacks);
             }
+            for (int i = 1; i < gs.length; i++) {
+                System.arraycopy(gShare, gs[0] * places, gShare, gs[i] * places, places);
+            }
+        }
+    }
+
+    /** Per group, its partitions in index order. */
+    private static void fillParts(int[][] gParts, int[] pGroup) {
+        int[] size = new int[gParts.length];
+        for (int g : pGroup) {
+            size[g]++;
+        }
+        for (int g = 0; g < gParts.length; g++) {
+            gParts[g] = new int[size[g]];
+            size[g] = 0;
+        }
+        for (int p = 0; p < pGroup.length; p++) {
+            gParts[pGroup[p]][size[pGroup[p]]++] = p;
         }
     }
 

@@ -204,22 +204,25 @@ public final class RackOptimal {
         // convex arcs priced), the owner before the pools at one share, pools in order.
         long[] directCount = new long[in.groups];
         long[][] poolCount = new long[in.groups][];
+        int[] byWeight = heaviestFirst(in);
+        int[] rank = new int[in.groups];
+        for (int r = 0; r < in.groups; r++) {
+            rank[byWeight[r]] = r;
+        }
         for (int ai = 0; ai < in.aggregates.length; ai++) {
             int nd = destArc[ai].length;
             long[] left = new long[nd];
-            Integer[] order = new Integer[nd];
             for (int d = 0; d < nd; d++) {
                 left[d] = net.flow(destArc[ai][d]);
-                order[d] = d;
             }
-            int[] share = destShare[ai];
-            java.util.Arrays.sort(order, (x, y) -> share[x] != share[y] ? Integer.compare(share[x], share[y]) : Integer.compare(x, y));
-            Integer[] gs = java.util.Arrays.stream(in.aggregates[ai]).boxed().toArray(Integer[]::new);
-            java.util.Arrays.sort(gs, (x, y) -> {
-                int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
-                return byWeight != 0 ? byWeight : Integer.compare(x, y);
-            });
-            for (int g : gs) {
+            int[] order = byShare(destShare[ai]);
+            int[] ranks = new int[in.aggregates[ai].length];
+            for (int i = 0; i < ranks.length; i++) {
+                ranks[i] = rank[in.aggregates[ai][i]];
+            }
+            java.util.Arrays.sort(ranks);
+            for (int r : ranks) {
+                int g = byWeight[r];
                 poolCount[g] = new long[poolIds[g].length];
                 long need = in.gParts[g].length;
                 for (int d : order) {
@@ -239,6 +242,34 @@ public final class RackOptimal {
             }
         }
         return Decode.decode(in, net, pool, directCount, poolCount, poolIds);
+    }
+
+    /** Every group, heaviest first, then by index: one sort, each aggregate takes its ranks. */
+    private static int[] heaviestFirst(Instance in) {
+        Integer[] gs = new Integer[in.groups];
+        for (int g = 0; g < in.groups; g++) {
+            gs[g] = g;
+        }
+        java.util.Arrays.sort(gs, (x, y) -> {
+            int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
+            return byWeight != 0 ? byWeight : Integer.compare(x, y);
+        });
+        return java.util.Arrays.stream(gs).mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The destinations' indices by (share, index). */
+    private static int[] byShare(int[] share) {
+        int nd = share.length;
+        long[] keys = new long[nd];
+        for (int d = 0; d < nd; d++) {
+            keys[d] = (long) share[d] * nd + d;
+        }
+        java.util.Arrays.sort(keys);
+        int[] order = new int[nd];
+        for (int d = 0; d < nd; d++) {
+            order[d] = (int) (keys[d] % nd);
+        }
+        return order;
     }
 
     /**
