@@ -168,7 +168,10 @@ final class Instance {
             }
         }
         // One sorted copy per distinct replica-rack list, shared by the group keys that use it.
-        Map<List<String>, List<String>> sortedRacks = new HashMap<>();
+        // Replica-rack lists (sorted) and leader racks as ints, so group keys hash no strings.
+        Map<List<String>, Integer> racksOf = new HashMap<>();
+        Ids<List<String>> racksIds = new Ids<>();
+        Ids<String> leaderIds = new Ids<>();
         Map<GroupKey, Integer> groupIndex = new HashMap<>();
         List<GroupKey> keys = new ArrayList<>();
         int p = 0;
@@ -185,9 +188,9 @@ final class Instance {
                 Integer om = owner == null ? null : memberIndex.get(owner);
                 pOwner[p] = owner == null ? NO_OWNER : om == null ? LOST_OWNER : om;
                 int keyOwner = pOwner[p] >= 0 && !inClass[c][pOwner[p]] ? LOST_OWNER : pOwner[p];
-                List<String> racksKey = sortedRacks.computeIfAbsent(s.replicaRacks(), r -> List.copyOf(new TreeSet<>(r)));
-                GroupKey gk = new GroupKey(c, racksKey,
-                        byLeader ? s.leaderRack() : null, Double.doubleToLongBits(pWeight[p]), keyOwner);
+                int racksKey = racksOf.computeIfAbsent(s.replicaRacks(), r -> racksIds.of(List.copyOf(new TreeSet<>(r))));
+                int leaderKey = byLeader && s.leaderRack() != null ? leaderIds.of(s.leaderRack()) : -1;
+                GroupKey gk = new GroupKey(c, racksKey, leaderKey, Double.doubleToLongBits(pWeight[p]), keyOwner);
                 Integer g = groupIndex.get(gk);
                 if (g == null) {
                     g = keys.size();
@@ -203,10 +206,10 @@ final class Instance {
         gParts = new int[groups][];
         gTraffic = new long[groups];
         gShare = new int[groups * places];
-        Map<List<Object>, List<Integer>> merged = new java.util.LinkedHashMap<>();
+        Map<GroupKey, List<Integer>> merged = new java.util.LinkedHashMap<>();
         for (int g = 0; g < groups; g++) {
             GroupKey k = keys.get(g);
-            merged.computeIfAbsent(Arrays.asList(k.cls, k.racks, k.leader, k.owner), x -> new ArrayList<>()).add(g);
+            merged.computeIfAbsent(new GroupKey(k.cls, k.racks, k.leader, 0, k.owner), x -> new ArrayList<>()).add(g);
         }
         aggregates = new int[merged.size()][];
         int ai = 0;
@@ -229,7 +232,8 @@ final class Instance {
         for (int[] gs : aggregates) {
             GroupKey k = keys.get(gs[0]);
             for (int q = 0; q < places; q++) {
-                gShare[gs[0] * places + q] = shareUnits(k.racks, k.leader, placeRack[q], placeFollowers[q], clusterRacks);
+                gShare[gs[0] * places + q] = shareUnits(racksIds.value(k.racks), k.leader < 0 ? null : leaderIds.value(k.leader),
+                        placeRack[q], placeFollowers[q], clusterRacks);
             }
             for (int i = 1; i < gs.length; i++) {
                 System.arraycopy(gShare, gs[0] * places, gShare, gs[i] * places, places);
@@ -296,6 +300,24 @@ final class Instance {
         }
     }
 
-    private record GroupKey(int cls, List<String> racks, String leader, long weightBits, int owner) {
+    /** A group: class, replica racks and leader rack (ids, -1: none), weight and owner; weight 0 for an aggregate. */
+    private record GroupKey(int cls, int racks, int leader, long weightBits, int owner) {
+    }
+
+    /** Dense ids for values, in order of first sight. */
+    private static final class Ids<T> {
+        private final Map<T, Integer> ids = new HashMap<>();
+        private final List<T> values = new ArrayList<>();
+
+        int of(T value) {
+            return ids.computeIfAbsent(value, v -> {
+                values.add(v);
+                return values.size() - 1;
+            });
+        }
+
+        T value(int id) {
+            return values.get(id);
+        }
     }
 }

@@ -138,7 +138,7 @@ public final class RackOptimal {
             for (int g : gs) {
                 poolIds[g] = ids;
             }
-            int[] levels = java.util.Arrays.stream(dShare).distinct().sorted().toArray();
+            int[] levels = distinct(dShare);
             int[] levelNode = new int[levels.length];
             levelNode[0] = net.addNode();
             net.addSupply(levelNode[0], count);
@@ -244,17 +244,54 @@ public final class RackOptimal {
         return Decode.decode(in, net, pool, directCount, poolCount, poolIds);
     }
 
-    /** Every group, heaviest first, then by index: one sort, each aggregate takes its ranks. */
+    /**
+     * Every group, heaviest first, then by index: one sort, each aggregate takes its ranks.
+     * Weights are never negative (nor -0.0), so their bits order as they do; each group's key
+     * is its weight's rank among the distinct weights, heaviest 0, above its index.
+     */
     private static int[] heaviestFirst(Instance in) {
-        Integer[] gs = new Integer[in.groups];
+        long[] bits = new long[in.groups];
         for (int g = 0; g < in.groups; g++) {
-            gs[g] = g;
+            bits[g] = Double.doubleToLongBits(in.pWeight[in.gParts[g][0]]);
         }
-        java.util.Arrays.sort(gs, (x, y) -> {
-            int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
-            return byWeight != 0 ? byWeight : Integer.compare(x, y);
-        });
-        return java.util.Arrays.stream(gs).mapToInt(Integer::intValue).toArray();
+        long[] distinct = distinct(bits);
+        long[] keys = new long[in.groups];
+        for (int g = 0; g < in.groups; g++) {
+            long heavier = distinct.length - 1 - java.util.Arrays.binarySearch(distinct, bits[g]);
+            keys[g] = heavier << 32 | g;
+        }
+        java.util.Arrays.sort(keys);
+        int[] order = new int[in.groups];
+        for (int i = 0; i < in.groups; i++) {
+            order[i] = (int) keys[i];
+        }
+        return order;
+    }
+
+    /** The distinct values, ascending. */
+    private static long[] distinct(long[] values) {
+        long[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int k = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[k - 1]) {
+                sorted[k++] = sorted[i];
+            }
+        }
+        return java.util.Arrays.copyOf(sorted, k);
+    }
+
+    /** The distinct values, ascending. */
+    private static int[] distinct(int[] values) {
+        int[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int k = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[k - 1]) {
+                sorted[k++] = sorted[i];
+            }
+        }
+        return java.util.Arrays.copyOf(sorted, k);
     }
 
     /** The destinations' indices by (share, index). */
