@@ -96,7 +96,7 @@ public final class BrokerProblem {
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
         // Owners go in per topic as arrays, then to the builder in (topic, partition) order.
         Map<String, String[]> owner = new java.util.TreeMap<>();
-        for (String m : new TreeSet<>(spec.memberIds())) {
+        for (String m : spec.memberIds()) {
             for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
                 String key = present.get(e.getKey());
                 if (key == null) {
@@ -105,7 +105,7 @@ public final class BrokerProblem {
                 int count = topics.numPartitions(e.getKey());
                 String[] owners = owner.computeIfAbsent(key, k -> new String[Math.max(count, 0)]);
                 for (int p : e.getValue()) {
-                    if (p >= 0 && p < owners.length && owners[p] == null) {
+                    if (p >= 0 && p < owners.length && (owners[p] == null || m.compareTo(owners[p]) < 0)) {
                         owners[p] = m;
                     }
                 }
