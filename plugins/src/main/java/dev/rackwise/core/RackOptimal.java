@@ -138,7 +138,11 @@ public final class RackOptimal {
             for (int g : gs) {
                 poolIds[g] = ids;
             }
-            int[] levels = distinct(dShare);
+            long[] shares = new long[nd];
+            for (d = 0; d < nd; d++) {
+                shares[d] = dShare[d];
+            }
+            long[] levels = distinct(shares);
             int[] levelNode = new int[levels.length];
             levelNode[0] = net.addNode();
             net.addSupply(levelNode[0], count);
@@ -152,7 +156,7 @@ public final class RackOptimal {
             java.util.Arrays.sort(traffic);
             for (int l = 1; l < levels.length; l++) {
                 levelNode[l] = net.addNode();
-                long step = (long) (levels[l] - levels[l - 1]) * scale;
+                long step = (levels[l] - levels[l - 1]) * scale;
                 if (traffic[0] == traffic[count - 1]) {
                     net.addArc(levelNode[l - 1], levelNode[l], count, traffic[0] * step);
                 } else {
@@ -271,19 +275,6 @@ public final class RackOptimal {
     /** The distinct values, ascending. */
     private static long[] distinct(long[] values) {
         long[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
-        int k = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            if (i == 0 || sorted[i] != sorted[k - 1]) {
-                sorted[k++] = sorted[i];
-            }
-        }
-        return java.util.Arrays.copyOf(sorted, k);
-    }
-
-    /** The distinct values, ascending. */
-    private static int[] distinct(int[] values) {
-        int[] sorted = values.clone();
         java.util.Arrays.sort(sorted);
         int k = 0;
         for (int i = 0; i < sorted.length; i++) {
