@@ -208,11 +208,6 @@ public final class RackOptimal {
         // convex arcs priced), the owner before the pools at one share, pools in order.
         long[] directCount = new long[in.groups];
         long[][] poolCount = new long[in.groups][];
-        int[] byWeight = heaviestFirst(in);
-        int[] rank = new int[in.groups];
-        for (int r = 0; r < in.groups; r++) {
-            rank[byWeight[r]] = r;
-        }
         for (int ai = 0; ai < in.aggregates.length; ai++) {
             int nd = destArc[ai].length;
             long[] left = new long[nd];
@@ -220,13 +215,7 @@ public final class RackOptimal {
                 left[d] = net.flow(destArc[ai][d]);
             }
             int[] order = byShare(destShare[ai]);
-            int[] ranks = new int[in.aggregates[ai].length];
-            for (int i = 0; i < ranks.length; i++) {
-                ranks[i] = rank[in.aggregates[ai][i]];
-            }
-            java.util.Arrays.sort(ranks);
-            for (int r : ranks) {
-                int g = byWeight[r];
+            for (int g : heaviestFirst(in, in.aggregates[ai])) {
                 poolCount[g] = new long[poolIds[g].length];
                 long need = in.gParts[g].length;
                 for (int d : order) {
@@ -248,28 +237,19 @@ public final class RackOptimal {
         return Decode.decode(in, net, pool, directCount, poolCount, poolIds);
     }
 
-    /**
-     * Every group, heaviest first, then by index: one sort, each aggregate takes its ranks.
-     * Weights are never negative (nor -0.0), so their bits order as they do; each group's key
-     * is its weight's rank among the distinct weights, heaviest 0, above its index.
-     */
-    private static int[] heaviestFirst(Instance in) {
-        long[] bits = new long[in.groups];
-        for (int g = 0; g < in.groups; g++) {
-            bits[g] = Double.doubleToLongBits(in.pWeight[in.gParts[g][0]]);
+    /** The groups, heaviest first (an aggregate's weights are distinct), then by index. */
+    private static Integer[] heaviestFirst(Instance in, int[] groups) {
+        Integer[] gs = new Integer[groups.length];
+        for (int i = 0; i < gs.length; i++) {
+            gs[i] = groups[i];
         }
-        long[] distinct = distinct(bits);
-        long[] keys = new long[in.groups];
-        for (int g = 0; g < in.groups; g++) {
-            long heavier = distinct.length - 1 - java.util.Arrays.binarySearch(distinct, bits[g]);
-            keys[g] = heavier << 32 | g;
+        if (gs.length > 1) {
+            java.util.Arrays.sort(gs, (x, y) -> {
+                int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
+                return byWeight != 0 ? byWeight : Integer.compare(x, y);
+            });
         }
-        java.util.Arrays.sort(keys);
-        int[] order = new int[in.groups];
-        for (int i = 0; i < in.groups; i++) {
-            order[i] = (int) keys[i];
-        }
-        return order;
+        return gs;
     }
 
     /** The distinct values, ascending. */
