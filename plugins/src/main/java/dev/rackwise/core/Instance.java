@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -105,13 +104,15 @@ final class Instance {
         }
 
         // Subscribed topics, sorted; a topic's subscribers (a sorted member list) name its class.
-        TreeMap<String, List<Integer>> subs = new TreeMap<>();
+        // Hashed, then the names sorted once: a TreeMap paid string compares per subscription.
+        Map<String, List<Integer>> subs = new HashMap<>();
         for (int m = 0; m < n; m++) {
             for (String t : members.get(m).topics()) {
                 subs.computeIfAbsent(t, k -> new ArrayList<>()).add(m);
             }
         }
         topicNames = subs.keySet().toArray(new String[0]);
+        Arrays.sort(topicNames);
         Map<List<Integer>, Integer> classIndex = new HashMap<>();
         List<int[]> classList = new ArrayList<>();
         List<Integer> sizes = new ArrayList<>();
@@ -167,10 +168,12 @@ final class Instance {
             }
         }
         // One sorted copy per distinct replica-rack list, shared by the group keys that use it.
-        Map<List<String>, List<String>> sortedRacks = new HashMap<>();
+        // Replica-rack lists (sorted) and leader racks as ints, so group keys hash no strings.
+        Map<List<String>, Integer> racksOf = new HashMap<>();
+        Ids<List<String>> racksIds = new Ids<>();
+        Ids<String> leaderIds = new Ids<>();
         Map<GroupKey, Integer> groupIndex = new HashMap<>();
         List<GroupKey> keys = new ArrayList<>();
-        List<List<Integer>> members0 = new ArrayList<>();
         int p = 0;
         for (int t = 0; t < topicNames.length; t++) {
             List<PartitionSpec> specs = pb.topics().getOrDefault(topicNames[t], List.of());
@@ -185,18 +188,16 @@ final class Instance {
                 Integer om = owner == null ? null : memberIndex.get(owner);
                 pOwner[p] = owner == null ? NO_OWNER : om == null ? LOST_OWNER : om;
                 int keyOwner = pOwner[p] >= 0 && !inClass[c][pOwner[p]] ? LOST_OWNER : pOwner[p];
-                List<String> racksKey = sortedRacks.computeIfAbsent(s.replicaRacks(), r -> List.copyOf(new TreeSet<>(r)));
-                GroupKey gk = new GroupKey(c, racksKey,
-                        byLeader ? s.leaderRack() : null, Double.doubleToLongBits(pWeight[p]), keyOwner);
+                int racksKey = racksOf.computeIfAbsent(s.replicaRacks(), r -> racksIds.of(List.copyOf(new TreeSet<>(r))));
+                int leaderKey = byLeader && s.leaderRack() != null ? leaderIds.of(s.leaderRack()) : -1;
+                GroupKey gk = new GroupKey(c, racksKey, leaderKey, Double.doubleToLongBits(pWeight[p]), keyOwner);
                 Integer g = groupIndex.get(gk);
                 if (g == null) {
                     g = keys.size();
                     groupIndex.put(gk, g);
                     keys.add(gk);
-                    members0.add(new ArrayList<>());
                 }
                 pGroup[p] = g;
-                members0.get(g).add(p);
             }
         }
         groups = keys.size();
@@ -205,30 +206,53 @@ final class Instance {
         gParts = new int[groups][];
         gTraffic = new long[groups];
         gShare = new int[groups * places];
-        Map<List<Object>, List<Integer>> merged = new java.util.LinkedHashMap<>();
+        Map<GroupKey, List<Integer>> merged = new java.util.LinkedHashMap<>();
         for (int g = 0; g < groups; g++) {
             GroupKey k = keys.get(g);
-            merged.computeIfAbsent(Arrays.asList(k.cls, k.racks, k.leader, k.owner), x -> new ArrayList<>()).add(g);
+            merged.computeIfAbsent(new GroupKey(k.cls, k.racks, k.leader, 0, k.owner), x -> new ArrayList<>()).add(g);
         }
         aggregates = new int[merged.size()][];
         int ai = 0;
         for (List<Integer> gs : merged.values()) {
             aggregates[ai++] = gs.stream().mapToInt(Integer::intValue).toArray();
         }
+        fillParts(gParts, pGroup);
         for (int g = 0; g < groups; g++) {
             GroupKey k = keys.get(g);
             gClass[g] = k.cls;
             gOwner[g] = k.owner;
-            gParts[g] = members0.get(g).stream().mapToInt(Integer::intValue).toArray();
             double w = Double.longBitsToDouble(k.weightBits);
             double units = Math.rint(1000 * alpha * w) * d;
             if (units >= 0x1p62) {
                 throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
             }
             gTraffic[g] = (long) Math.rint(1000 * alpha * w);
+        }
+        // The shares depend on the replica and leader racks alone, which an aggregate's groups share.
+        for (int[] gs : aggregates) {
+            GroupKey k = keys.get(gs[0]);
             for (int q = 0; q < places; q++) {
-                gShare[g * places + q] = shareUnits(k.racks, k.leader, placeRack[q], placeFollowers[q], clusterRacks);
+                gShare[gs[0] * places + q] = shareUnits(racksIds.value(k.racks), k.leader < 0 ? null : leaderIds.value(k.leader),
+                        placeRack[q], placeFollowers[q], clusterRacks);
             }
+            for (int i = 1; i < gs.length; i++) {
+                System.arraycopy(gShare, gs[0] * places, gShare, gs[i] * places, places);
+            }
+        }
+    }
+
+    /** Per group, its partitions in index order. */
+    private static void fillParts(int[][] gParts, int[] pGroup) {
+        int[] size = new int[gParts.length];
+        for (int g : pGroup) {
+            size[g]++;
+        }
+        for (int g = 0; g < gParts.length; g++) {
+            gParts[g] = new int[size[g]];
+            size[g] = 0;
+        }
+        for (int p = 0; p < pGroup.length; p++) {
+            gParts[pGroup[p]][size[pGroup[p]]++] = p;
         }
     }
 
@@ -276,6 +300,24 @@ final class Instance {
         }
     }
 
-    private record GroupKey(int cls, List<String> racks, String leader, long weightBits, int owner) {
+    /** A group: class, replica racks and leader rack (ids, -1: none), weight and owner; weight 0 for an aggregate. */
+    private record GroupKey(int cls, int racks, int leader, long weightBits, int owner) {
+    }
+
+    /** Dense ids for values, in order of first sight. */
+    private static final class Ids<T> {
+        private final Map<T, Integer> ids = new HashMap<>();
+        private final List<T> values = new ArrayList<>();
+
+        int of(T value) {
+            return ids.computeIfAbsent(value, v -> {
+                values.add(v);
+                return values.size() - 1;
+            });
+        }
+
+        T value(int id) {
+            return values.get(id);
+        }
     }
 }

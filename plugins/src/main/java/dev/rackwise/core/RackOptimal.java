@@ -138,7 +138,11 @@ public final class RackOptimal {
             for (int g : gs) {
                 poolIds[g] = ids;
             }
-            int[] levels = java.util.Arrays.stream(dShare).distinct().sorted().toArray();
+            long[] shares = new long[nd];
+            for (d = 0; d < nd; d++) {
+                shares[d] = dShare[d];
+            }
+            long[] levels = distinct(shares);
             int[] levelNode = new int[levels.length];
             levelNode[0] = net.addNode();
             net.addSupply(levelNode[0], count);
@@ -152,7 +156,7 @@ public final class RackOptimal {
             java.util.Arrays.sort(traffic);
             for (int l = 1; l < levels.length; l++) {
                 levelNode[l] = net.addNode();
-                long step = (long) (levels[l] - levels[l - 1]) * scale;
+                long step = (levels[l] - levels[l - 1]) * scale;
                 if (traffic[0] == traffic[count - 1]) {
                     net.addArc(levelNode[l - 1], levelNode[l], count, traffic[0] * step);
                 } else {
@@ -207,19 +211,11 @@ public final class RackOptimal {
         for (int ai = 0; ai < in.aggregates.length; ai++) {
             int nd = destArc[ai].length;
             long[] left = new long[nd];
-            Integer[] order = new Integer[nd];
             for (int d = 0; d < nd; d++) {
                 left[d] = net.flow(destArc[ai][d]);
-                order[d] = d;
             }
-            int[] share = destShare[ai];
-            java.util.Arrays.sort(order, (x, y) -> share[x] != share[y] ? Integer.compare(share[x], share[y]) : Integer.compare(x, y));
-            Integer[] gs = java.util.Arrays.stream(in.aggregates[ai]).boxed().toArray(Integer[]::new);
-            java.util.Arrays.sort(gs, (x, y) -> {
-                int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
-                return byWeight != 0 ? byWeight : Integer.compare(x, y);
-            });
-            for (int g : gs) {
+            int[] order = byShare(destShare[ai]);
+            for (int g : heaviestFirst(in, in.aggregates[ai])) {
                 poolCount[g] = new long[poolIds[g].length];
                 long need = in.gParts[g].length;
                 for (int d : order) {
@@ -239,6 +235,49 @@ public final class RackOptimal {
             }
         }
         return Decode.decode(in, net, pool, directCount, poolCount, poolIds);
+    }
+
+    /** The groups, heaviest first (an aggregate's weights are distinct), then by index. */
+    private static Integer[] heaviestFirst(Instance in, int[] groups) {
+        Integer[] gs = new Integer[groups.length];
+        for (int i = 0; i < gs.length; i++) {
+            gs[i] = groups[i];
+        }
+        if (gs.length > 1) {
+            java.util.Arrays.sort(gs, (x, y) -> {
+                int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
+                return byWeight != 0 ? byWeight : Integer.compare(x, y);
+            });
+        }
+        return gs;
+    }
+
+    /** The distinct values, ascending. */
+    private static long[] distinct(long[] values) {
+        long[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int k = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[k - 1]) {
+                sorted[k++] = sorted[i];
+            }
+        }
+        return java.util.Arrays.copyOf(sorted, k);
+    }
+
+    /** The destinations' indices by (share, index). */
+    private static int[] byShare(int[] share) {
+        int nd = share.length;
+        long[] keys = new long[nd];
+        for (int d = 0; d < nd; d++) {
+            keys[d] = (long) share[d] * nd + d;
+        }
+        java.util.Arrays.sort(keys);
+        int[] order = new int[nd];
+        for (int d = 0; d < nd; d++) {
+            order[d] = (int) (keys[d] % nd);
+        }
+        return order;
     }
 
     /**

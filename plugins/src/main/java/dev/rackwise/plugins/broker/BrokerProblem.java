@@ -73,8 +73,7 @@ public final class BrokerProblem {
             for (int p = 0; p < count; p++) {
                 Set<String> replicaRacks = topics.racksForPartition(id, p);
                 racks.addAll(replicaRacks);
-                List<String> sorted = replicaRacks.size() <= 1
-                    ? List.copyOf(replicaRacks) : List.copyOf(new TreeSet<>(replicaRacks));
+                List<String> sorted = sorted(replicaRacks);
                 String leader = name == null ? null : advice.leaderRack(name, p);
                 double weight = name == null ? 1.0 : advice.weight(name, p);
                 parts.add(new PartitionSpec(sorted, leader, weight));
@@ -95,23 +94,45 @@ public final class BrokerProblem {
             b.member(m, rack, followerFetching && rack != null, mine);
         }
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
-        Map<TopicPartition, String> owner = new HashMap<>();
-        for (String m : new TreeSet<>(spec.memberIds())) {
+        // Owners go in per topic as arrays, then to the builder in (topic, partition) order.
+        Map<String, String[]> owner = new java.util.TreeMap<>();
+        for (String m : spec.memberIds()) {
             for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
                 String key = present.get(e.getKey());
                 if (key == null) {
                     continue;
                 }
                 int count = topics.numPartitions(e.getKey());
+                String[] owners = owner.computeIfAbsent(key, k -> new String[Math.max(count, 0)]);
                 for (int p : e.getValue()) {
-                    if (p >= 0 && p < count) {
-                        owner.putIfAbsent(new TopicPartition(key, p), m);
+                    if (p >= 0 && p < owners.length && (owners[p] == null || m.compareTo(owners[p]) < 0)) {
+                        owners[p] = m;
                     }
                 }
             }
         }
-        owner.forEach((tp, m) -> b.previousOwner(tp.topic(), tp.partition(), m));
+        owner.forEach((key, owners) -> {
+            for (int p = 0; p < owners.length; p++) {
+                if (owners[p] != null) {
+                    b.previousOwner(key, p, owners[p]);
+                }
+            }
+        });
         return b.build();
+    }
+
+    /** A partition's replica racks, sorted (a set of one or two needs no TreeSet). */
+    private static List<String> sorted(Set<String> racks) {
+        if (racks.size() <= 1) {
+            return List.copyOf(racks);
+        }
+        if (racks.size() == 2) {
+            java.util.Iterator<String> it = racks.iterator();
+            String x = it.next();
+            String y = it.next();
+            return x.compareTo(y) <= 0 ? List.of(x, y) : List.of(y, x);
+        }
+        return List.copyOf(new TreeSet<>(racks));
     }
 
     /** The solution as the coordinator's target assignment: every member present, ids as Uuids. */

@@ -140,6 +140,22 @@ class RackwiseGroupAssignorTest {
     }
 
     @Test
+    void aPartitionInTwoTargetsHasTheFirstMemberByIdAsItsPreviousOwner() {
+        // malformed: m3 and m2 both hold orders-0; m3 alone holds orders-1
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        for (int i = 1; i <= 3; i++) {
+            Map<Uuid, Set<Integer>> target = i == 3 ? Map.of(ORDERS, Set.of(0, 1)) : i == 2 ? Map.of(ORDERS, Set.of(0)) : Map.of();
+            members.put("m" + i, new MemberSubscriptionAndAssignmentImpl(Optional.of("az" + i), Optional.empty(),
+                Set.of(ORDERS), new Assignment(target)));
+        }
+        GroupSpec spec = new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, Map.of());
+        dev.rackwise.core.Problem p = BrokerProblem.of(spec, TOPICS, Map.of(), AdviceView.NONE, GroupCosts.DEFAULT, true);
+        Map<String, String> owners = new TreeMap<>();
+        p.previousOwners().forEach((tp, m) -> owners.put(tp.toString(), m));
+        assertEquals(Map.of(ORDERS + "-0", "m2", ORDERS + "-1", "m3"), owners);
+    }
+
+    @Test
     void anInternalErrorFallsBackToUniformAndIsCounted() {
         AdviceView broken = new AdviceView() {
             @Override
