@@ -62,7 +62,10 @@ def _layout(admin: Any, topic: str, case: int) -> int:
 def test_librdkafka_group_audit_matches_consumers_view(
         bootstrap: str, admin: Any, unique_name: str) -> None:
     partitions = _layout(admin, unique_name, 0)
-    group = ConsumerGroup(bootstrap, unique_name, unique_name, RACKS)
+    # range settles in eager rounds; librdkafka's cooperative-sticky left 5 of 12 partitions
+    # unassigned for 180 s in a clean-clone CI run (a client-side stall, no rackwise part in
+    # this group), as it once did to the observe test below
+    group = ConsumerGroup(bootstrap, unique_name, unique_name, RACKS, strategy="range")
     try:
         settled = group.settle(partitions, _audit_of(admin, unique_name))
     finally:
@@ -72,7 +75,7 @@ def test_librdkafka_group_audit_matches_consumers_view(
     print(f"librdkafka: partitions={partitions} actual={a.cross_rack_actual} "
           f"best={a.cross_rack_best} own={own} settled in {settled.seconds:.1f}s")
     assert (a.kind, a.protocol, a.members, a.partitions) == (
-        "consumer", "cooperative-sticky", 3, partitions)
+        "consumer", "range", 3, partitions)
     assert a.cross_rack_actual == own
     assert a.cross_rack_best is not None and a.cross_rack_best <= own
     assert a.best is not None and a.best.summary.max_load - a.best.summary.min_load <= 1
