@@ -441,9 +441,14 @@ class Testbed:
                     os.killpg(pid, signal.SIGKILL)
         for node in self.nodes:
             self._pidfile(node).unlink(missing_ok=True)
-        ports = [p for n in self.nodes for p in (n.client_port, n.controller_port, n.sasl_port) if p]
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and any(_port_open(p) for p in ports):
+        # A broker closes its Kafka listeners early in a controlled shutdown, but the JMX
+        # exporter's port lives until the JVM is gone, and a killed JVM takes a moment to go:
+        # wait for the processes and for every port `up` checks.
+        ports = [p for n in self.nodes
+                 for p in (n.client_port, n.controller_port, n.sasl_port, self.jmx_exporter_port(n)) if p]
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (any(p and _pid_alive(p) for p in pids.values())
+                                               or any(_port_open(p) for p in ports)):
             time.sleep(0.2)
         shutil.rmtree(self.dir / "data", ignore_errors=True)
         (self.dir / "cluster.id").unlink(missing_ok=True)

@@ -88,7 +88,7 @@ def test_everything_works_over_sasl_and_the_password_never_leaks(
         wrong.list_topics(timeout=8)
     admin = AdminClient({"bootstrap.servers": bootstrap, **SASL})
     topic = f"{unique_name}-data"
-    create_topic(admin, topic, [[1, 2], [2, 3], [3, 1]])
+    create_topic(admin, topic, [[1, 2], [2, 3], [3, 1]], client_config=SASL)
 
     base = agent_config(bootstrap, unique_name)
     kafka = {**base["kafka"], **{k: v for k, v in SASL.items() if k != "sasl.password"}}
