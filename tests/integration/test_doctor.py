@@ -206,9 +206,17 @@ def test_broker_findings_are_seen_then_fixed_by_a_restart(
             extra.append(Member(bootstrap, rw, topic, "az1", assignor="rackwise"))
         settings = load_settings(None, bootstrap=bootstrap)
 
-        def stable() -> bool:  # both groups measured: settled, every partition assigned
-            measured = {r.group_id for r in gather(settings, timeout=10, window_s=0).reads}
-            return {"payments", rw} - {""} <= measured
+        want = {"payments": len(members), rw: len(extra)}
+        want.pop("", None)
+
+        def stable() -> bool:
+            # settled with every member: the group measured (not reconciling) and each member
+            # holding partitions. Measurable alone is not enough: the first member to join
+            # holds all 4 partitions, measurably, until the second joins and the group
+            # reconciles again (a clean-clone CI run ran doctor in that window).
+            reads = {r.group_id: r for r in gather(settings, timeout=10, window_s=0).reads}
+            return all(g in reads and sum(1 for tps in reads[g].assignment.values() if tps) == n
+                       for g, n in want.items())
 
         _wait("the groups are stable", stable, 90)
         code, doc, seconds = _doctor(capsys, "--bootstrap", bootstrap, "--window", "2")
