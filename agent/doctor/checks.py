@@ -423,6 +423,15 @@ def check_follower_fetching(snap: Snapshot) -> list[Finding]:
                        saving_bytes_per_s=round(saving, 3), saving_usd_per_month=usd)
     elif rows:
         figures += "; bytes not measured (--window 0 or no traffic sample)"
+    priced = {r.group for r in rows}
+    unpriced = sorted(g.group_id for g in snap.groups
+                      if g.group_id not in priced and any(m.rack for m in g.members))
+    if unpriced:  # a partial figure says so: these groups' reads are in no sum above
+        details["groups_not_priced"] = unpriced
+        named = ", ".join(unpriced[:5]) + (f" and {len(unpriced) - 5} more" if len(unpriced) > 5
+                                           else "")
+        figures += (f"; not priced: {named}, whose assignment could not be measured now "
+                    "(rebalancing, or not a consumer group): run doctor again once they settle")
     rackless = sorted(b.broker_id for b in snap.brokers if not b.rack)
     if rackless:
         figures += (f"; {_brokers(rackless)} set no broker.rack, so reads they serve count as "

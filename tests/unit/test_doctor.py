@@ -246,6 +246,23 @@ def test_follower_fetching_is_only_a_finding_when_members_set_racks() -> None:
     ff = next(f for f in run_checks(snap(brokers=off, groups=(group("g", "az2"),), reads=(r,)))
               if f.id == "follower-fetching-off")
     assert "1 cross-rack partitions now, 0 with follower fetching; bytes not measured" in ff.problem
+    assert "groups_not_priced" not in ff.details
+
+
+def test_follower_fetching_names_the_groups_it_could_not_price() -> None:
+    # g measured; h (racked members, rebalancing: no reads) and x (no racks) not measured
+    off = (broker(1, selector=""), broker(2), broker(3))
+    r = reads("g", [(1, 2)], [100.0], {"a": ("az2", [0])})
+    groups = (group("g", "az2"), group("h", "az1", None), group("x", None))
+    ff = next(f for f in run_checks(snap(brokers=off, groups=groups, reads=(r,), window_s=2))
+              if f.id == "follower-fetching-off")
+    assert [row["group"] for row in ff.details["groups"]] == ["g"]
+    assert ff.details["groups_not_priced"] == ["h"]
+    assert "not priced: h, whose assignment could not be measured now" in ff.problem
+    many = tuple(group(f"h{i}", "az1") for i in range(7))
+    ff = next(f for f in run_checks(snap(brokers=off, groups=many))
+              if f.id == "follower-fetching-off")
+    assert len(ff.details["groups_not_priced"]) == 7 and "h0, h1, h2, h3, h4 and 2 more" in ff.problem
 
 
 def test_reading_the_nearest_replica_never_costs_more_seeded() -> None:
