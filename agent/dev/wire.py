@@ -301,7 +301,8 @@ class WireFigures:
     broker outside its own rack (``total_bytes``: every byte received), whichever partition.
     ``local_fetched_elsewhere``: plan-local partitions whose owner fetches them from another
     rack; ``unfetched``: plan partitions of which the owner reports nothing (or no byte of
-    what was written).
+    what was written); ``stray``: partitions a client received bytes of though the plan does
+    not give them to it (read twice, or fetched after it gave them up).
     """
 
     planned_cross_bytes: int
@@ -313,6 +314,7 @@ class WireFigures:
     lines: tuple[str, ...]
     written_bytes: int | None = None
     unfetched: tuple[str, ...] = ()
+    stray: tuple[str, ...] = ()  # partitions a client received that the plan gives another
 
 
 def wire_figures(plan: AssignmentPlan, views: Iterable[ClientView],
@@ -343,11 +345,21 @@ def wire_figures(plan: AssignmentPlan, views: Iterable[ClientView],
             elif fetched_rack != pm.rack:
                 wrong.append(f"{pp.topic}-{pp.partition}@{pm.rack}")
     measured = total = 0
+    stray: list[str] = []
+    planned_for: dict[str | None, set[TP]] = {
+        pm.member_id: {(pp.topic, pp.partition) for pp in pm.partitions} for pm in plan.members}
     for view in views:
-        for f in view.fetches.values():
+        mine = planned_for.get(view.member_id, set())
+        for tp, f in sorted(view.fetches.items()):
             total += f.bytes
             rack = racks.get(f.fetched_from) if f.fetched_from is not None else None
             measured += f.bytes if rack != view.rack else 0
+            if f.bytes and tp not in mine:  # received, though the plan gives it to another
+                stray.append(f"{tp[0]}-{tp[1]}@{view.rack}")
+                lines.append(f"{view.rack} {tp[0]}-{tp[1]}: NOT in this member's plan, "
+                             f"fetched from broker {f.fetched_from} ({rack}), {f.records} "
+                             f"records, {f.bytes} bytes")
     return WireFigures(planned, measured, total, plan.summary.cross_rack_partitions,
                        plan.summary.partitions, tuple(wrong), tuple(lines),
-                       sum(written.values()) if written is not None else None, tuple(missing))
+                       sum(written.values()) if written is not None else None, tuple(missing),
+                       tuple(stray))

@@ -114,6 +114,9 @@ class PlanFollower:
         self._key = member_key(group_id, self.member_id)
         self._subs_partition = 0
         self._started = False
+        self.reconcile_s = 5.0
+        self._last_reconcile = time.monotonic()
+        self.reconciled = 0  # times the consumer's assignment had drifted from the plan
 
     @staticmethod
     def consumer_config(
@@ -212,8 +215,33 @@ class PlanFollower:
             changed = self._apply(latest)
         if time.monotonic() - self._last_publish >= self.heartbeat_s:
             self.publish()
+        if time.monotonic() - self._last_reconcile >= self.reconcile_s:
+            self._reconcile()
         self._producer.poll(0)
         return changed
+
+    def _reconcile(self) -> None:
+        """The consumer's own assignment must be the plan's: a partition it still holds after
+        the plan took it away is read twice, by this member and by its new owner. Checked
+        every ``reconcile_s`` (a local call, no network) and put right with a warning."""
+        self._last_reconcile = time.monotonic()
+        try:
+            held = {(tp.topic, tp.partition) for tp in self.consumer.assignment()
+                    if tp.topic in self.topics}  # other topics are the user's own business
+        except KafkaException as exc:
+            log.warning("cannot read the consumer's assignment", error=str(exc))
+            return
+        extra, missing = sorted(held - self.owned), sorted(self.owned - held)
+        if not extra and not missing:
+            return
+        self.reconciled += 1
+        log.warning("the consumer's assignment drifted from the plan; putting it right",
+                    group=self.group_id, member=self.member_id, generation=self.generation,
+                    held_not_planned=extra, planned_not_held=missing)
+        if extra:
+            self.consumer.incremental_unassign([KTopicPartition(t, p) for t, p in extra])
+        if missing:
+            self.consumer.incremental_assign([KTopicPartition(t, p) for t, p in missing])
 
     def subscription_bytes(self) -> bytes:
         sub = java_subscription(

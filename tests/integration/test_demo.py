@@ -162,7 +162,9 @@ def _check_plan_against_wire(summary: dict, plugins: bool) -> None:  # type: ign
             assert not f["local_fetched_elsewhere"], (when, group, f["partition_lines"])
             # ... and the bytes measured across racks are the planned ones, to the byte.
             assert f["measured_cross_bytes"] == f["planned_cross_bytes"], (when, group, f)
-            assert f["received_bytes"] == f["written_bytes"], (when, group, f)
+            # ... and every written byte received once, by the member the plan names.
+            assert not f["stray"], (when, group, f["partition_lines"])
+            assert f["received_bytes"] == f["written_bytes"], (when, group, f["partition_lines"])
             if when == "before":
                 # az3 holds no replica: its member reads its two partitions across racks.
                 assert len(cross) == 2 and f["measured_cross_bytes"] > 0, (group, f)

@@ -55,7 +55,7 @@ def test_a_plan_that_holds_on_the_wire() -> None:
     fig = wire_figures(_plan(), views, RACKS, {("t", 0): 1000, ("t", 1): 1000})
     assert (fig.planned_cross_bytes, fig.measured_cross_bytes, fig.total_bytes) == (1000, 1000, 2000)
     assert fig.written_bytes == 2000
-    assert fig.local_fetched_elsewhere == () and fig.unfetched == ()
+    assert fig.local_fetched_elsewhere == () and fig.unfetched == () and fig.stray == ()
     assert follows(_plan(), [_Client(v) for v in views])
 
 
@@ -77,6 +77,9 @@ def test_bytes_read_twice_or_not_at_all_show() -> None:
     fig = wire_figures(_plan(), views, RACKS, {("t", 0): 1000, ("t", 1): 1000})
     assert fig.unfetched == ("t-0@az1",)
     assert (fig.planned_cross_bytes, fig.measured_cross_bytes, fig.total_bytes) == (1000, 2000, 2000)
+    # the reader the plan does not name is named, with the broker it fetched from
+    assert fig.stray == ("t-1@az1",)
+    assert "az1 t-1: NOT in this member's plan, fetched from broker 2 (az2), 10 records" in fig.lines[-1]
     # A member the clients do not know: its partitions are unfetched, nothing raises.
     fig = wire_figures(_plan(), views[:1], RACKS, {("t", 0): 1000, ("t", 1): 1000})
     assert "t-1@az3" in fig.unfetched

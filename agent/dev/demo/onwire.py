@@ -16,7 +16,8 @@ Both count key + value bytes (librdkafka's ``rxbytes``, the Java client's serial
 with each record read once by the one owner the plan names they are equal to the byte, and
 the bytes received equal the bytes written: no tolerance is needed. A difference means a
 plan-local partition was fetched from another rack, or something was read twice or not at
-all; the figures say which (``local_fetched_elsewhere``, ``unfetched``, ``received_bytes``).
+all; the figures say which (``local_fetched_elsewhere``, ``unfetched``, ``stray``,
+``received_bytes``).
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ def measure(groups: Sequence[WireGroup], conf: Mapping[str, Any], racks: Mapping
             "measured_cross_bytes": fig.measured_cross_bytes,
             "local_fetched_elsewhere": list(fig.local_fetched_elsewhere),
             "unfetched": list(fig.unfetched),
+            "stray": list(fig.stray),
             "clients_follow_plan": follows(g.plan, g.clients),
             "seconds": round(time.monotonic() - began, 1),
             "partition_lines": list(fig.lines),
@@ -136,7 +138,8 @@ def measure(groups: Sequence[WireGroup], conf: Mapping[str, Any], racks: Mapping
 def holds(f: Mapping[str, Any]) -> bool:
     """The plan held on the wire: every plan-local partition fetched locally, the measured
     cross-rack bytes those planned, every written byte received once."""
-    return (not f["local_fetched_elsewhere"] and not f["unfetched"] and f["clients_follow_plan"]
+    return (not f["local_fetched_elsewhere"] and not f["unfetched"] and not f.get("stray")
+            and f["clients_follow_plan"]
             and f["measured_cross_bytes"] == f["planned_cross_bytes"]
             and f["received_bytes"] == f["written_bytes"])
 
