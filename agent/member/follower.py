@@ -238,7 +238,7 @@ class PlanFollower:
         log.warning("the consumer's assignment drifted from the plan; putting it right",
                     group=self.group_id, member=self.member_id, generation=self.generation,
                     held_not_planned=extra, planned_not_held=missing)
-        if extra:
+        if extra:  # no commit: those partitions' offsets are their new owners' to commit
             self.consumer.incremental_unassign([KTopicPartition(t, p) for t, p in extra])
         if missing:
             self.consumer.incremental_assign([KTopicPartition(t, p) for t, p in missing])
