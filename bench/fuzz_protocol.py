@@ -3,7 +3,7 @@
 
     .venv/bin/python bench/fuzz_protocol.py [--examples 200000] [--seed N]
 
-Same strategy as tests/unit/test_protocol_fuzz.py (random bytes and mutations of valid
+Same strategy as tests/unit/protocol/test_fuzz.py (random bytes and mutations of valid
 messages of every kind); any exception other than ProtocolError fails the run. Prints the
 seed, the examples per decoder and the time taken.
 """
@@ -32,7 +32,7 @@ def main() -> int:
     start = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "tests/unit/test_protocol_fuzz.py", "-k", "return_or_raise"],
+         "tests/unit/protocol/test_fuzz.py", "-k", "return_or_raise"],
         cwd=ROOT, env=env)
     elapsed = time.monotonic() - start
     decoders = 9

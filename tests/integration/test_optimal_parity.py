@@ -24,7 +24,7 @@ from assignor.optimal import OptimalConfig
 from tests.support import javaharness
 from tests.support.coreparity import run_core
 from tests.support.optimalgen import Figures, core_doc, evaluate, parity_group
-from tests.unit.test_optimal_bruteforce import brute_force, python_solution, tiny_groups
+from tests.unit.assignor.test_optimal_bruteforce import brute_force, python_solution, tiny_groups
 
 pytestmark = pytest.mark.java
 SEED = 19190019

@@ -1,7 +1,7 @@
 // Golden bytes of the describe responses rackwise decodes itself (protocol/groupdescribe.py,
 // protocol/kafkarpc.py), written by kafka-clients' own generated message classes.
 // Run: java -cp "$RACKWISE_CACHE_DIR/kafka-libs/*" tests/java/rpc-golden/RpcGolden.java
-// and paste the output into tests/unit/test_protocol_rpc.py (GOLDEN).
+// and paste the output into tests/unit/protocol/test_kafkarpc.py (GOLDEN).
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.kafka.common.Uuid;

@@ -11,7 +11,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-/** Decodes the records the agent writes (src/test/resources/advice/, kept current by tests/unit/test_advice.py). */
+/** Decodes the records the agent writes (src/test/resources/advice/, kept current by tests/unit/agent/test_advice.py). */
 class AdviceGoldenTest {
     static final Path GOLDEN = Path.of("src/test/resources/advice");
 

@@ -1,6 +1,6 @@
 package dev.rackwise.plugins.advice;
 
-/** Advice values as protocol/advice.py writes them (tests/unit/test_advice.py checks that side). */
+/** Advice values as protocol/advice.py writes them (tests/unit/agent/test_advice.py checks that side). */
 final class AdviceRecords {
     static final long T = 1_795_567_200_000L;  // 2026-11-25T00:40:00Z
 

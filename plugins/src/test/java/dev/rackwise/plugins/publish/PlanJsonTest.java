@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * PlanJson against golden files built by hand (src/test/resources/publish/), which
- * tests/unit/test_plugin_plan_json.py validates with protocol.plan.AssignmentPlan.
+ * tests/unit/protocol/test_plugin_plan_json.py validates with protocol.plan.AssignmentPlan.
  */
 class PlanJsonTest {
     static final Path GOLDEN = Path.of("src/test/resources/publish");
@@ -89,7 +89,7 @@ class PlanJsonTest {
 
     /**
      * Random plans (seeded; the seed is printed) written to target/plugin-plans/ for
-     * tests/unit/test_plugin_plan_json.py, and checked here to parse and to add up.
+     * tests/unit/protocol/test_plugin_plan_json.py, and checked here to parse and to add up.
      */
     @Test
     void randomPlansAreValidJson() throws IOException {

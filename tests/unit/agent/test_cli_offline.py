@@ -17,7 +17,7 @@ from protocol.plan import AssignmentPlan
 
 pytestmark = pytest.mark.unit
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -17,7 +17,7 @@ from protocol.plan import PLUGIN_REASON, AssignmentPlan, plan_json_schema
 
 pytestmark = pytest.mark.unit
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GOLDEN = ROOT / "plugins" / "src" / "test" / "resources" / "publish"
 RANDOM = ROOT / "plugins" / "target" / "plugin-plans"
 

@@ -247,7 +247,7 @@ def test_a_round_survives_a_failed_topic_listing_and_no_sample_yet() -> None:
     assert sampled == [{"audit"}]  # advice off: the planned topics as before
 
 
-GOLDEN = Path(__file__).resolve().parents[2] / "plugins" / "src" / "test" / "resources" / "advice"
+GOLDEN = Path(__file__).resolve().parents[3] / "plugins" / "src" / "test" / "resources" / "advice"
 
 
 def test_golden_records_the_java_reader_decodes() -> None:

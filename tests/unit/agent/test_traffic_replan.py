@@ -53,7 +53,7 @@ def test_new_reason_is_part_of_the_contract() -> None:
     plan = AssignmentPlan.from_json(_plan_json("traffic-changed"))
     assert AssignmentPlan.from_json(plan.to_json()).reason == "traffic-changed"
     # the metrics job's validity checks come from the same model: it accepts any non-empty
-    # reason, this one included (tests/unit/test_plan_reasons.py)
+    # reason, this one included (tests/unit/protocol/test_plan_reasons.py)
     from metrics.schema import schema_checks
 
     reason = [c for c in schema_checks() if c.path == "reason"]

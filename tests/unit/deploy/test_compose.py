@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 pytestmark = pytest.mark.unit
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @functools.cache  # one `docker-compose config` (about 2 s) for the module; read only

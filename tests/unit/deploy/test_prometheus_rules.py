@@ -20,14 +20,14 @@ import yaml
 from tests.support.promnames import agent_metric_names, metric_names
 
 pytestmark = pytest.mark.unit
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RULES = ROOT / "deploy" / "prometheus" / "rackwise-rules.yml"
 RULE_TESTS = ROOT / "deploy" / "prometheus" / "rackwise-rules.test.yml"
 # Metrics the rules may use that the agent does not export, and whose they are.
 NOT_THE_AGENTS = {
     "rackwise_plugin_fallbacks_total": "the JVM plug-ins' fallback counter, as the brokers' JMX "
                                        "exporter names it with deploy/prometheus/jmx-exporter.yml "
-                                       "(tests/unit/test_jmx_exporter_config.py)",
+                                       "(tests/unit/deploy/test_jmx_exporter_config.py)",
     "up": "Prometheus' own, one per scrape target",
 }
 
