@@ -10,7 +10,7 @@ Where a member reads from (KIP-392): with ``follower_fetching`` (every broker se
 reads from a replica in its rack when there is one, otherwise from the leader; without it,
 or for a member without a rack, every read goes to the leader. ``leaders`` holds each
 partition's current leader (absent: the first replica, the preferred leader).
-``bytes_per_s`` is measured traffic (agent.traffic); ``weights`` is what the solvers weigh.
+``bytes_per_s`` is measured traffic (agent.brokers.traffic); ``weights`` is what the solvers weigh.
 
 Example::
 

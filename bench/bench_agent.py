@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 from confluent_kafka import Consumer, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
-from agent.routing import KIND_HEADER, group_partition, member_key  # noqa: E402
 from protocol.consumer import encode_subscription, java_subscription  # noqa: E402
 from protocol.plan import AssignmentPlan  # noqa: E402
+from protocol.routing import KIND_HEADER, group_partition, member_key  # noqa: E402
 
 BOOTSTRAP = "127.0.0.1:19092,127.0.0.1:29092,127.0.0.1:39092"
 TOPICS = 10

@@ -55,8 +55,8 @@ sys.path.insert(0, str(ROOT))
 from confluent_kafka import Producer, TopicPartition  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # noqa: E402
 
+from agent.dev.fetchstats import RdkafkaConsumer  # noqa: E402
 from agent.dev.testbed import Testbed  # noqa: E402
-from agent.dev.wire import RdkafkaConsumer  # noqa: E402
 
 RACKS = ("az1", "az2", "az3")
 ASSIGNORS = ("rackwise", "uniform", "range")

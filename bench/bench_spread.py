@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from assignor.cluster import ClusterView, TopicPartition  # noqa: E402
 from assignor.model import Group, Member  # noqa: E402
-from assignor.optimal import OptimalConfig, _Problem, solve  # noqa: E402
+from assignor.optimal.solve import OptimalConfig, _Problem, solve  # noqa: E402
 from tests.support import javaharness  # noqa: E402
 from tests.support.coreparity import run_core  # noqa: E402
 from tests.support.optimalgen import core_doc, evaluate  # noqa: E402

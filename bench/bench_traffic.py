@@ -7,7 +7,7 @@ traffic window included). Goal: under 60 s.
 
 ``--part estimator``: a steady producer writes known payload rates (partition i at (i+1)
 units, so no two rates are equal) for several record sizes and compression codecs;
-agent.traffic.TrafficEstimator measures every partition over a window. The truth it is held
+agent.brokers.traffic.TrafficEstimator measures every partition over a window. The truth it is held
 to is the bytes actually appended to each partition's log in the same window, read from the
 leader's segment files in the testbed's data directory (the file system, not Kafka's
 protocol). Goal: within 10 %. For context the table also gives the payload the producer
@@ -35,8 +35,8 @@ from typing import Any
 
 from confluent_kafka.admin import AdminClient
 
-from agent.traffic import TrafficEstimator
-from agent.wireclient import WireClient, WireSettings
+from agent.brokers.rpc import WireClient, WireSettings
+from agent.brokers.traffic import TrafficEstimator
 from bench.groupload import Heartbeats, join_classic
 from tests.support.kafkautil import create_topic
 from tests.support.trafficclients import SteadyProducer

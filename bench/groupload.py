@@ -2,7 +2,7 @@
 
 A benchmark of the audit needs hundreds of groups the brokers consider live. Hundreds of
 librdkafka consumers would need thousands of threads on a 2-core box, so members are
-driven here over agent.wireclient:
+driven here over agent.brokers.rpc:
 
 * classic groups: one static member each (JoinGroup v5, SyncGroup v3), its subscription a
   real ConsumerProtocolSubscription v3 with its rack, its assignment every partition. A
@@ -21,7 +21,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.wireclient import Connection, WireClient
+from agent.brokers.rpc import Connection, WireClient
 from protocol.consumer import (
     Assignment,
     Subscription,

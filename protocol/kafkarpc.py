@@ -1,7 +1,7 @@
 """The few Kafka RPCs the audit speaks itself: headers, ApiVersions, FindCoordinator, SASL, DescribeLogDirs.
 
 confluent-kafka 2.16 has no ``describe_log_dirs`` and does not surface the KIP-848 / KIP-1071
-describe responses in full (no member rack, no streams groups), so ``agent.wireclient`` sends
+describe responses in full (no member rack, no streams groups), so ``agent.brokers.rpc`` sends
 these requests itself. Field tables follow Kafka 4.3.1's message specs
 (``clients/src/main/resources/common/message/*.json``; checked against the generated
 ``*Data.SCHEMAS`` of kafka-clients 4.3.1). No IO here.

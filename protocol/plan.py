@@ -72,7 +72,7 @@ class PartitionPlan(_Strict):
     weight: float = Field(default=1.0, ge=0, description="relative traffic of the partition")
     # Added by issue 16 (truthful cost); null / absent in plans that predate it.
     bytes_per_s: float | None = Field(
-        default=None, ge=0, description="measured bytes/s appended to the partition (agent.traffic)"
+        default=None, ge=0, description="measured bytes/s appended to the partition (agent.brokers.traffic)"
     )
     source_rack: str | None = Field(
         default=None,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.costconfig import HostRacks
+from agent.config.cost import HostRacks
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
 from protocol.consumer import Assignment, Subscription
@@ -152,7 +152,7 @@ class GroupAudit:
         }
 
 
-# replica placement of some topics (agent.clusterinfo.describe, or a fake in tests)
+# replica placement of some topics (agent.brokers.placement.describe, or a fake in tests)
 Describe = Callable[[Iterable[str]], ClusterView]
 
 

@@ -3,7 +3,7 @@
 One AdminClient ``list_consumer_groups`` gives each group's type; one ``list_groups`` sweep
 (DescribeGroups) gives every classic group's members with their metadata and assignment bytes.
 Kafka 4.x broker-side groups (KIP-848 ``consumer``, KIP-1071 ``streams``) are described by
-their coordinators with ConsumerGroupDescribe / StreamsGroupDescribe (agent.groupwire).
+their coordinators with ConsumerGroupDescribe / StreamsGroupDescribe (agent.audit.brokergroups).
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-from agent.groupwire import Described, describe_groups, list_group_types
-from agent.wireclient import WireClient
-from protocol.errors import RackwiseError
+from agent.audit.brokergroups import Described, describe_groups, list_group_types
+from agent.brokers.rpc import WireClient
+from protocol.consumer import decode_assignment, decode_subscription
+from protocol.errors import ProtocolError, RackwiseError
 
-BROKER_SIDE = ("consumer", "streams")  # group types described by agent.groupwire
+BROKER_SIDE = ("consumer", "streams")  # group types described by agent.audit.brokergroups
 
 
 class AuditError(RackwiseError):
@@ -135,4 +136,29 @@ def _describe_broker_side(wire: WireClient | str | None,
         ids = sorted(g for g, k in kinds.items() if k == kind)
         if ids:
             out.update(describe_groups(wire, kind, ids))
+    return out
+
+
+def topics_read(raw: RawGroup) -> set[str]:
+    """The topics a group subscribes to or was given, read cheaply (for traffic sampling)."""
+    out: set[str] = set()
+    desc = raw.described
+    if desc is not None:
+        for m in getattr(desc, "members", ()):
+            out.update(getattr(m, "subscribed_topic_names", ()))
+            out.update(t.topic_name for t in getattr(getattr(m, "assignment", None),
+                                                      "topic_partitions", ()))
+        topology = getattr(desc, "topology", None)
+        for sub in (topology.subtopologies or []) if topology is not None else []:
+            out.update(sub.source_topics)
+            out.update(t.name for t in sub.repartition_source_topics)
+        return out
+    if raw.protocol_type != "consumer":
+        return out
+    for m in raw.members:
+        try:
+            out.update(decode_subscription(m.metadata or b"").topics)
+            out.update(e.topic for e in decode_assignment(m.assignment or b"").assigned_partitions)
+        except ProtocolError:
+            continue  # reported as undecodable by audit_group
     return out

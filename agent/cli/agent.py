@@ -29,9 +29,9 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
+    from agent.config.logs import configure_logging
+    from agent.config.settings import load_settings
     from agent.daemon.loop import Agent
-    from agent.logs import configure_logging
-    from agent.settings import load_settings
 
     overrides: dict[str, Any] = {"bootstrap": args.bootstrap}
     settings = load_settings(args.config, **overrides)

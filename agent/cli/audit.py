@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
 
     from agent.audit import render_table, run_audit
     from agent.audit.summary import summarize
-    from agent.costconfig import HostRacks
+    from agent.config.cost import HostRacks
+    from agent.config.settings import load_settings
     from agent.daemon.planning import streams_setup
-    from agent.settings import load_settings
 
     if not (args.bootstrap or os.environ.get("RACKWISE_BOOTSTRAP") or args.config):
         raise RackwiseError("no cluster given: pass --bootstrap B or set RACKWISE_BOOTSTRAP")

@@ -47,6 +47,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from agent.config.settings import load_settings
     from agent.doctor import (
         UNREACHABLE,
         Unreachable,
@@ -57,7 +58,6 @@ def run(args: argparse.Namespace) -> int:
         run_checks,
         status_of,
     )
-    from agent.settings import load_settings
 
     if not (args.bootstrap or os.environ.get("RACKWISE_BOOTSTRAP") or args.config):
         raise RackwiseError("no cluster given: pass --bootstrap B or set RACKWISE_BOOTSTRAP")

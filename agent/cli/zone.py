@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from agent.zone import ZoneConfig, ZoneDetectionError, detect_zone
+from agent.member.zone import ZoneConfig, ZoneDetectionError, detect_zone
 
 EXIT_NONE = 1
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import structlog
 
-from agent.settings import AgentSettings, AssignorRule
+from agent.config.settings import AgentSettings, AssignorRule
 from assignor.cluster import ClusterView, TopicPartition
 from protocol.advice import (
     GroupAdvice,
@@ -233,7 +233,7 @@ def sample_and_advise(topics: Iterable[str], advice: AdvicePublisher | None,
 
 
 class ClusterSnapshotLike(Protocol):
-    """What :func:`sample_and_advise` reads of agent.clusterinfo.ClusterSnapshot."""
+    """What :func:`sample_and_advise` reads of agent.brokers.placement.ClusterSnapshot."""
 
     @property
     def view(self) -> ClusterView: ...

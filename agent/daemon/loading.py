@@ -16,8 +16,8 @@ from confluent_kafka import Consumer, KafkaException
 from confluent_kafka import TopicPartition as KTopicPartition
 
 from agent.daemon.state import GroupState, GroupTable, may_hold
-from agent.routing import group_partition
 from protocol.plan import AssignmentPlan
+from protocol.routing import group_partition
 
 log = structlog.get_logger("rackwise.agent")
 

@@ -27,6 +27,8 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaExcepti
 from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient
 
+from agent.brokers.traffic import TrafficEstimator
+from agent.config.settings import AgentSettings
 from agent.daemon.advice import AdvicePublisher, sample_and_advise
 from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
 from agent.daemon.events import Failed, LoopEvent, Opened, Probed, Published, RackChange, TrafficSampled
@@ -48,9 +50,7 @@ from agent.daemon.state import GroupState, GroupTable, InputRejected, awaiting_r
 from agent.daemon.topics import ensure_topics, partition_counts
 from agent.daemon.trafficprobe import TrafficProber, TrafficReplans
 from agent.daemon.worker import PlanWorker
-from agent.routing import KIND_HEADER, group_partition, header_value
-from agent.settings import AgentSettings
-from agent.traffic import TrafficEstimator
+from protocol.routing import KIND_HEADER, group_partition, header_value
 
 log = structlog.get_logger("rackwise.agent")
 

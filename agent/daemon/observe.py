@@ -31,12 +31,12 @@ from confluent_kafka.admin import AdminClient
 from prometheus_client import Gauge
 
 from agent.audit import MEASURED, STATUSES, GroupAudit, run_audit
+from agent.brokers.traffic import TrafficEstimator
+from agent.config.settings import AgentSettings
 from agent.daemon.ops import Metrics
 from agent.daemon.planning import streams_setup
-from agent.routing import group_partition
-from agent.settings import AgentSettings
-from agent.traffic import TrafficEstimator
 from protocol.plan import AssignmentPlan
+from protocol.routing import group_partition
 
 log = structlog.get_logger("rackwise.observe")
 

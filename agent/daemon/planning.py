@@ -20,9 +20,9 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from agent.config.settings import PlannerSettings
 from agent.daemon.state import GroupState, MemberState, may_hold
 from agent.daemon.streams_requests import StreamsServiceRequest
-from agent.settings import PlannerSettings
 from assignor.api import (
     ConsumerGroup,
     Round,

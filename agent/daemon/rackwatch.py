@@ -1,4 +1,4 @@
-"""Replica placement from the cluster, kept current (the reads themselves: agent.clusterinfo).
+"""Replica placement from the cluster, kept current (the reads themselves: agent.brokers.placement).
 
 :class:`RackWatch` keeps the latest placement of every topic some group subscribes to (for
 planning) and, on each :meth:`refresh`, feeds the racks.Debouncer so that a rack change that
@@ -17,10 +17,10 @@ import structlog
 from confluent_kafka.admin import AdminClient
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from agent.clusterinfo import describe
+from agent.brokers.placement import describe
+from agent.config.settings import MetadataSettings
 from agent.daemon.events import RackChange
 from agent.daemon.racks import Debouncer, fingerprint, leader_fingerprint
-from agent.settings import MetadataSettings
 from assignor.cluster import ClusterView, TopicPartition
 
 log = structlog.get_logger("rackwise.metadata")

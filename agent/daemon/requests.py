@@ -27,15 +27,15 @@ import structlog
 from confluent_kafka import OFFSET_END, Consumer, KafkaException
 from confluent_kafka import TopicPartition as KTopicPartition
 
+from agent.config.settings import AgentSettings
 from agent.daemon.ops import Metrics
 from agent.daemon.planning import PlanJob, assignor_for
 from agent.daemon.state import GroupTable, InputRejected
 from agent.daemon.streams_requests import StreamsServiceRequest
-from agent.routing import KIND_HEADER, group_partition, header_value
-from agent.settings import AgentSettings
 from assignor.api import Round, next_generation
 from protocol.errors import ProtocolError
 from protocol.plan import AssignmentPlan
+from protocol.routing import KIND_HEADER, group_partition, header_value
 from protocol.streams_request import REQUEST_ID_HEADER, decode_streams_request
 
 log = structlog.get_logger("rackwise.requests")

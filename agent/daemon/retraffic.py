@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from agent.traffic import TrafficSettings
+from agent.brokers.traffic import TrafficSettings
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.cost import group_cost, place_of
 from protocol.plan import AssignmentPlan

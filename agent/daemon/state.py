@@ -23,10 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from agent.routing import KINDS, BadKey, parse_key
 from protocol.errors import ProtocolError
 from protocol.member import decode_member_metadata
 from protocol.plan import AssignmentPlan
+from protocol.routing import KINDS, BadKey, parse_key
 from protocol.streams import SubscriptionInfo
 
 Partition = tuple[str, int]

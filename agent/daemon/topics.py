@@ -15,7 +15,7 @@ import structlog
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from agent.settings import TopicSettings
+from agent.config.settings import TopicSettings
 
 log = structlog.get_logger("rackwise.topics")
 

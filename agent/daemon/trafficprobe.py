@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import structlog
 
+from agent.brokers.traffic import TrafficEstimator
+from agent.config.settings import AgentSettings
 from agent.daemon.events import LoopEvent, Probed, TrafficSampled
 from agent.daemon.planning import PlanJob, assignor_for, compute_plan, job_for, planned_topics
 from agent.daemon.rackwatch import RackWatch
@@ -39,8 +41,6 @@ from agent.daemon.retraffic import (
     worth_solving,
 )
 from agent.daemon.state import GroupState
-from agent.settings import AgentSettings
-from agent.traffic import TrafficEstimator
 from assignor.errors import AssignorError
 from assignor.registry import uses_weights
 from protocol.errors import RackwiseError

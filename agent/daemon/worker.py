@@ -24,6 +24,8 @@ import structlog
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KTopicPartition
 
+from agent.brokers.traffic import TrafficEstimator
+from agent.config.settings import AgentSettings
 from agent.daemon.events import (
     ClosePartition,
     Failed,
@@ -39,12 +41,10 @@ from agent.daemon.offsets import end_offsets
 from agent.daemon.ops import Metrics
 from agent.daemon.planning import PlanJob, compute_plan, cross_rack_count
 from agent.daemon.rackwatch import RackWatch
-from agent.routing import group_partition, member_key
-from agent.settings import AgentSettings
-from agent.traffic import TrafficEstimator
 from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, PLAN_REASONS, AssignmentPlan
+from protocol.routing import group_partition, member_key
 from protocol.streams_request import ERROR_DETAIL_HEADER, ERROR_HEADER, REQUEST_ID_HEADER
 
 log = structlog.get_logger("rackwise.publisher")

@@ -21,6 +21,8 @@ from typing import Any
 from agent.audit import AuditOptions, RawGroup, audit_group, read_groups
 from agent.audit import topics_read as audit_topics_read
 from agent.audit.read import AuditError
+from agent.brokers.rpc import WireClient, WireError, WireSettings
+from agent.config.settings import AgentSettings
 from agent.doctor.model import (
     ASSIGNORS_CONFIG,
     BROKER_RACK,
@@ -32,8 +34,6 @@ from agent.doctor.model import (
     MemberState,
     Snapshot,
 )
-from agent.settings import AgentSettings
-from agent.wireclient import WireClient, WireError, WireSettings
 from assignor.cluster import ClusterView, TopicPartition
 from protocol.errors import ProtocolError, RackwiseError
 from protocol.groupdescribe import DescribedConsumerGroup, DescribedStreamsGroup
@@ -183,8 +183,8 @@ def read_what_groups_read(admin: Any, settings: AgentSettings, raws: list[RawGro
                           window_s: float, timeout: float) -> tuple[list[GroupReads], float]:
     """Each measurable group's assignment and the view it reads (bytes/s sampled over
     ``window_s`` when > 0): the audit's own figures, for agent.doctor.checks' pricing."""
-    from agent.clusterinfo import describe
-    from agent.traffic import TrafficEstimator
+    from agent.brokers.placement import describe
+    from agent.brokers.traffic import TrafficEstimator
 
     topics = sorted({t for raw in raws for t in audit_topics_read(raw)})
     if not topics:

@@ -22,7 +22,7 @@ WARNING = "warning"
 INFO = "info"
 SEVERITIES = (ERROR, WARNING, INFO)  # most severe first: the table's order
 
-# Kafka's names (agent.clusterinfo has the selector's too)
+# Kafka's names (agent.brokers.placement has the selector's too)
 BROKER_RACK = "broker.rack"
 SELECTOR_CONFIG = "replica.selector.class"
 RACK_AWARE_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector"

@@ -14,7 +14,7 @@ What a plan calls local must be local on the wire: a consumer without ``client.r
 fetches from each partition's leader, wherever the plan put it. So the data consumer's
 config must set ``client.rack`` to the member's rack, and the follower refuses a config that
 does not (:meth:`PlanFollower.consumer_config` builds one, :meth:`PlanFollower.create` the
-consumer and its follower together; ``create(rack="auto")`` detects the zone, agent.zone).
+consumer and its follower together; ``create(rack="auto")`` detects the zone, agent.member.zone).
 
 Usage (see docs/member.md)::
 
@@ -41,11 +41,11 @@ import structlog
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
 from confluent_kafka import TopicPartition as KTopicPartition
 
-from agent.routing import KIND_HEADER, group_partition, member_key
-from agent.zone import AUTO, ZoneConfig, detect_zone
+from agent.member.zone import AUTO, ZoneConfig, detect_zone
 from protocol.consumer import encode_subscription, java_subscription
 from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, AssignmentPlan
+from protocol.routing import KIND_HEADER, group_partition, member_key
 
 log = structlog.get_logger("rackwise.member")
 
@@ -148,9 +148,9 @@ class PlanFollower:
     ) -> PlanFollower:
         """A data consumer built from :meth:`consumer_config` and its follower.
 
-        ``rack="auto"`` uses the zone this process runs in (:func:`agent.zone.detect_zone`,
+        ``rack="auto"`` uses the zone this process runs in (:func:`agent.member.zone.detect_zone`,
         settings from ``zone_config`` or the ``RACKWISE_ZONE*`` variables); when no source
-        answers it raises :class:`agent.zone.ZoneDetectionError` before any client is built.
+        answers it raises :class:`agent.member.zone.ZoneDetectionError` before any client is built.
         """
         if rack is not None and rack.strip().lower() == AUTO:
             found = detect_zone(zone_config)

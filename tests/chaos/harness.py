@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from agent.settings import AgentSettings, load_settings
+from agent.config.settings import AgentSettings, load_settings
 from protocol.plan import AssignmentPlan
 from tests.support.agent import MemberLoop
 
@@ -356,8 +356,8 @@ class Chatter:
                  client: dict[str, Any] | None = None) -> None:
         from confluent_kafka import Producer
 
-        from agent.routing import KIND_HEADER, group_partition, member_key
         from protocol.consumer import encode_subscription, java_subscription
+        from protocol.routing import KIND_HEADER, group_partition, member_key
 
         parts = settings.topics.partitions
         self.groups: dict[int, str] = {}

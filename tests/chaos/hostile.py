@@ -13,8 +13,8 @@ import struct
 from typing import Any
 
 from agent.daemon.state import GroupTable, InputRejected
-from agent.routing import KIND_HEADER, group_partition, member_key
 from protocol.consumer import encode_subscription, java_subscription
+from protocol.routing import KIND_HEADER, group_partition, member_key
 
 Record = tuple[int, bytes | None, bytes | None, list[tuple[str, bytes]], str]
 INT32_MAX = 0x7FFFFFFF

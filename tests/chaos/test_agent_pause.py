@@ -17,8 +17,8 @@ from datetime import datetime
 import pytest
 
 from agent.dev.tail import TopicTail
-from agent.routing import group_partition
 from protocol.plan import AssignmentPlan
+from protocol.routing import group_partition
 from tests.chaos.harness import (
     AgentProcess,
     ChaosMember,

@@ -24,8 +24,8 @@ from confluent_kafka import Consumer, Producer
 
 from agent.dev.tail import TopicTail
 from agent.dev.testbed import SASL_PASSWORD, SASL_USER
-from agent.routing import group_partition, member_key
 from protocol.plan import AssignmentPlan
+from protocol.routing import group_partition, member_key
 from tests.chaos.harness import (
     ROOT,
     AgentProcess,

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.dev.wire import JsonLineClient
+from agent.dev.fetchstats import JsonLineClient
 from tests.compat.clientvenv import python_for
 from tests.compat.live import (
     BEFORE,
@@ -158,11 +158,11 @@ def follower_cell(bootstrap: str, version: str) -> str:
 # ---- the agent on a broker release ---------------------------------------------------------
 
 def negotiated(bootstrap: str) -> tuple[dict[str, str], str]:
-    """The version of each wire API rackwise sends itself (agent.wireclient: the audit's
+    """The version of each wire API rackwise sends itself (agent.brokers.rpc: the audit's
     group describes, the traffic probe's DescribeLogDirs), per ApiVersions of the first
     bootstrap broker; and what a StreamsGroupDescribe says where the broker lacks it."""
-    from agent.groupwire import describe_groups
-    from agent.wireclient import WireClient, WireSettings
+    from agent.audit.brokergroups import describe_groups
+    from agent.brokers.rpc import WireClient, WireSettings
     from protocol import kafkarpc as rpc
 
     names = {rpc.FIND_COORDINATOR: "FindCoordinator", rpc.LIST_GROUPS: "ListGroups",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from agent.clusterinfo import describe
+from agent.brokers.placement import describe
 from assignor.cluster import TopicPartition
 from assignor.model import Group, Member
 from assignor.optimal import lower_bound

@@ -9,7 +9,7 @@ Modes:
 * ``kip848``: a KIP-848 member with ``group.remote.assignor=rackwise``, keys ``bootstrap group
   topic rack``.
 
-It prints JSON lines the way agent.dev.wire.JsonLineClient reads them: ``hello`` (the
+It prints JSON lines the way agent.dev.fetchstats.JsonLineClient reads them: ``hello`` (the
 confluent-kafka and librdkafka versions it really imported), ``assignment`` (member id and
 owned partitions, every time they change, and once at start), ``error`` (then it exits 3).
 It stops on SIGTERM or when its stdin closes: the follower gives its partitions up and
@@ -48,7 +48,7 @@ def main(argv: list[str]) -> int:
         stop.set()
     threading.Thread(target=stdin_closed, daemon=True).start()
     import agent
-    from agent.logs import configure_logging
+    from agent.config.logs import configure_logging
 
     configure_logging("INFO", "json")  # to stderr: stdout carries the events
     _say("hello", confluent_kafka=confluent_kafka.__version__, agent=agent.__file__,

@@ -8,9 +8,9 @@ import pytest
 from confluent_kafka import Producer
 
 from agent.dev.tail import PlanReader, TopicTail
-from agent.routing import KIND_HEADER, group_partition, member_key
 from assignor.scenario import plan_from_scenario
 from protocol.consumer import encode_subscription, java_subscription
+from protocol.routing import KIND_HEADER, group_partition, member_key
 from tests.support.agent import AgentThread, MemberLoop, isolated_settings
 from tests.support.kafkautil import create_topic, rack_of_brokers
 

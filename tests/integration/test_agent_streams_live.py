@@ -17,9 +17,9 @@ import pytest
 from confluent_kafka import Producer
 
 from agent.dev.tail import PlanReader
-from agent.routing import KIND_HEADER, group_partition, member_key
 from protocol.consumer import encode_subscription, java_subscription
 from protocol.plan import AssignmentPlan
+from protocol.routing import KIND_HEADER, group_partition, member_key
 from protocol.streams import TaskId, build_subscription_info, encode_subscription_info
 from tests.support.agent import AgentThread, isolated_settings
 from tests.support.kafkautil import create_topic

@@ -19,8 +19,8 @@ import pytest
 from confluent_kafka import Consumer
 
 from agent.audit import OK, RACK_UNKNOWN, run_audit
-from agent.costconfig import CostSettings
-from agent.traffic import TrafficSettings
+from agent.brokers.traffic import TrafficSettings
+from agent.config.cost import CostSettings
 from tests.support.kafkautil import create_topic, rack_of_brokers
 from tests.support.liveclients import StreamsApps, make_topic, own_cross_rack, replica_racks
 from tests.support.trafficclients import CountingConsumers, Rates, SteadyProducer

@@ -36,8 +36,8 @@ import pytest
 import yaml
 
 from agent.dev import dashboard_pictures as pictures
+from agent.dev.fetchstats import brokers_load_plugin
 from agent.dev.testbed import HOST, Testbed
-from agent.dev.wire import brokers_load_plugin
 from tests.support.agent import AgentThread, isolated_settings
 from tests.support.kafkautil import create_topic, rack_of_brokers
 from tests.support.pluginclients import wait_until

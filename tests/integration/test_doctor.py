@@ -35,10 +35,10 @@ from confluent_kafka import Consumer, Producer
 from confluent_kafka.admin import AdminClient
 
 from agent.cli import main
+from agent.config.settings import load_settings
 from agent.dev import paths
 from agent.dev.testbed import Testbed
 from agent.doctor import gather, run_checks
-from agent.settings import load_settings
 from tests.support.agent import AgentThread, isolated_settings
 from tests.support.kafkautil import create_topic
 

@@ -21,8 +21,8 @@ from confluent_kafka import Producer
 
 from agent.dev import kafkaversion
 from agent.dev.tail import TopicTail
-from agent.routing import group_partition
 from protocol.plan import PLUGIN_REASON, AssignmentPlan
+from protocol.routing import group_partition
 from tests.support.agent import AgentThread, isolated_settings
 from tests.support.kafkautil import create_topic, rack_of_brokers
 from tests.support.pluginclients import ensure_plugin_jar

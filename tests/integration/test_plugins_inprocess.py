@@ -29,7 +29,7 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KTopicPartition
 
-from agent.clusterinfo import describe
+from agent.brokers.placement import describe
 from assignor.cluster import TopicPartition
 from assignor.model import Group, Member
 from assignor.optimal import lower_bound

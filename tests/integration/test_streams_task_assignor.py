@@ -38,8 +38,8 @@ import pytest
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as KTopicPartition
 
+from agent.config.settings import AgentSettings
 from agent.dev.tail import PlanReader
-from agent.settings import AgentSettings
 from protocol.plan import AssignmentPlan
 from tests.support.agent import AgentThread, isolated_settings
 from tests.support.kafkautil import create_topic, rack_of_brokers

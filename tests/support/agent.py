@@ -16,9 +16,9 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError
 
+from agent.config.settings import AgentSettings, load_settings
 from agent.daemon.loop import Agent
 from agent.member import PlanFollower
-from agent.settings import AgentSettings, load_settings
 
 
 def isolated_settings(bootstrap: str, prefix: str, **overrides: Any) -> AgentSettings:

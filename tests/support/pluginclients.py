@@ -8,7 +8,7 @@ broker each partition is fetched from) and keeps Kafka's log (stderr) in a file.
 per-partition statistics (``broker`` it fetches from, ``rxbytes``).
 
 :func:`wire_figures` sets a plan against what the clients measured themselves. The
-measuring parts live in the package (agent/dev/wire.py, which the demo uses too) and are
+measuring parts live in the package (agent/dev/fetchstats.py, which the demo uses too) and are
 re-exported here.
 """
 
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agent.dev.wire import (
+from agent.dev.fetchstats import (
     ClientView,
     JsonLineClient,
     PartitionFetch,

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
+from agent.config.settings import load_settings
 from agent.daemon.planning import compute_plan
 from agent.daemon.requests import request_job
 from agent.daemon.state import GroupTable, InputRejected
 from agent.daemon.streams_requests import StreamsServiceRequest
-from agent.routing import KIND_HEADER, group_partition
-from agent.settings import load_settings
 from assignor.cluster import ClusterView
 from assignor.errors import AssignorError
 from protocol.errors import ProtocolError
+from protocol.routing import KIND_HEADER, group_partition
 from protocol.streams import TaskId
 from protocol.streams_request import (
     REQUEST_ID_HEADER,

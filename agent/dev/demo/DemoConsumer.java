@@ -7,7 +7,7 @@
 //
 // Arguments key=value: bootstrap= group= topic= rack= client-id= stats-ms=500, and
 // config=KEY=VALUE (repeatable; any consumer setting, e.g. rackwise.timeout.ms=10000).
-// One JSON line per event on stdout, the format of tests/java/plugin-clients (agent/dev/wire.py
+// One JSON line per event on stdout, the format of tests/java/plugin-clients (agent/dev/fetchstats.py
 // reads it): "assignment" on every rebalance callback (member id, generation, partitions, added,
 // revoked, lost); "fetch" every stats-ms: per partition the records and bytes (key + value,
 // serialized) it received and the broker it fetches from (fetched_from: the KIP-392 preferred

@@ -3,7 +3,7 @@ and a table.
 
 Per group the demo reports its latest plan before and after the replica move: partitions,
 cross-rack partitions, traffic cost and the lower bound (missing when the plan had none);
-and, per group that fetched data, plan vs wire (agent/dev/demo/onwire.py): the cross-rack
+and, per group that fetched data, plan vs wire (agent/dev/demo/fetchwindow.py): the cross-rack
 bytes its plan predicts against those its clients measured.
 Nothing here talks to Kafka or Spark: agent.dev.demo.run hands in the rows and prints the lines.
 """
@@ -15,8 +15,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from agent.dev.demo.fetchwindow import holds
 from agent.dev.demo.layout import Names
-from agent.dev.demo.onwire import holds
 
 
 def plan_line(group: str, plan: Any) -> str:

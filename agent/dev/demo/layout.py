@@ -66,7 +66,7 @@ class Names:
 
 
 def agent_settings(n: Names) -> dict[str, Any]:
-    """The ``rackwise agent run --config`` file of the demo (JSON; see agent/settings.py)."""
+    """The ``rackwise agent run --config`` file of the demo (JSON; see agent/config/settings.py)."""
     return {
         "instance_id": f"demo-agent{n.tag}",
         "transactional_id_prefix": f"rackwise-demo{n.tag}",

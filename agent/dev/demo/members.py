@@ -22,7 +22,7 @@ from typing import Any
 
 from confluent_kafka import Consumer
 
-from agent.dev.wire import TP, ClientView, PartitionFetch, rdkafka_fetches
+from agent.dev.fetchstats import TP, ClientView, PartitionFetch, rdkafka_fetches
 from agent.member import PlanFollower, StreamsFollower, process_id
 
 STATS_MS = 500

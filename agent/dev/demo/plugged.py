@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.dev import kafkaversion, paths
+from agent.dev.fetchstats import Client, JsonLineClient, RdkafkaConsumer, follows
 from agent.dev.tail import PlanReader
-from agent.dev.wire import Client, JsonLineClient, RdkafkaConsumer, follows
 from protocol.plan import PLUGIN_REASON, AssignmentPlan
 
 HERE = Path(__file__).resolve().parent
@@ -98,7 +98,7 @@ def kip848_skip_reason(admin: Any, tag: str, plans_topic: str) -> str | None:
     """Why the KIP-848 group cannot run against this cluster (None: it can)."""
     import confluent_kafka
 
-    from agent.dev.wire import brokers_load_plugin
+    from agent.dev.fetchstats import brokers_load_plugin
 
     version = tuple(int(x) for x in confluent_kafka.libversion()[0].split(".")[:2])
     if version < KIP848_MIN_LIBRDKAFKA:

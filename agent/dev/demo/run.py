@@ -12,7 +12,7 @@
    ``RackwiseAssignor``, and ``demo-views``, three librdkafka consumers on the KIP-848
    protocol with ``group.remote.assignor=rackwise`` (skipped, with the reason, where the
    brokers do not load rackwise's assignor);
-6. plan vs wire (agent/dev/demo/onwire.py): records written to every group's topic, and the
+6. plan vs wire (agent/dev/demo/fetchwindow.py): records written to every group's topic, and the
    cross-rack bytes the plan predicts set against those the clients measured themselves;
    then the plug-in groups stop;
 7. the Spark metrics job (available-now) over the published plans: the "before" figures;
@@ -44,11 +44,11 @@ from pathlib import Path
 from typing import Any
 
 from agent.dev import paths, testbed
-from agent.dev.demo import onwire, plugged
+from agent.dev.demo import fetchwindow, plugged
 from agent.dev.demo.figures import figure_lines, latest_figures, plan_line, write_summary
 from agent.dev.demo.layout import PARTITIONS, Layout, Names, agent_settings, settled
 from agent.dev.demo.util import output_to, rel, sigterm_as_interrupt, tail
-from agent.dev.wire import follows
+from agent.dev.fetchstats import follows
 from protocol.errors import RackwiseError
 
 RECORDS_PER_TOPIC = 600
@@ -323,19 +323,19 @@ class Demo:
                      f"member per rack; Java logs in {rel(self.work)}/java-<rack>.log")
         return groups
 
-    def _plugged(self, groups: plugged.PluggedGroups) -> list[onwire.WireGroup]:
+    def _plugged(self, groups: plugged.PluggedGroups) -> list[fetchwindow.WireGroup]:
         out = []
         for kind, group, topic, clients, plan in groups.wait():
             self.say(f"{group} runs the plan its plug-in computed in-process (published as "
                      f"generation {plan.generation}), {time.monotonic() - groups.began:.0f}s after "
                      f"its first member started: {plan_line(group, plan).split(': ', 1)[1]}")
-            out.append(onwire.WireGroup(group, groups.KINDS[kind], topic, clients, plan))
+            out.append(fetchwindow.WireGroup(group, groups.KINDS[kind], topic, clients, plan))
         for group, o in groups.outcome.items():
             if o["status"] == "failed":
                 self.say(f"{group} ({o['kind']}) is left out: {o['reason']}")
         return out
 
-    def _followers(self, members: list[Any], plans: dict[str, Any]) -> list[onwire.WireGroup]:
+    def _followers(self, members: list[Any], plans: dict[str, Any]) -> list[fetchwindow.WireGroup]:
         """The PlanFollower groups with their settled plans, once their members run them."""
         out = []
         for group, plan in plans.items():
@@ -346,16 +346,16 @@ class Demo:
             kind = ("consumer group, PlanFollower" if group == self.names.consumer_group
                     else "Streams-style, PlanFollower")
             topic = self.names.orders if group == self.names.consumer_group else self.names.clicks
-            out.append(onwire.WireGroup(group, kind, topic, clients, plan))
+            out.append(fetchwindow.WireGroup(group, kind, topic, clients, plan))
         return out
 
-    def _wire(self, when: str, groups: list[onwire.WireGroup]) -> dict[str, Any]:
-        self.say(f"plan vs wire ({when}): writing {onwire.WIRE_RECORDS} records of "
-                 f"{onwire.VALUE_BYTES} B to each partition of {len(groups)} groups' topics; "
+    def _wire(self, when: str, groups: list[fetchwindow.WireGroup]) -> dict[str, Any]:
+        self.say(f"plan vs wire ({when}): writing {fetchwindow.WIRE_RECORDS} records of "
+                 f"{fetchwindow.VALUE_BYTES} B to each partition of {len(groups)} groups' topics; "
                  "the clients count what they receive, and from which broker")
-        figures = onwire.measure(groups, self._conf(), self.racks, self.say)
+        figures = fetchwindow.measure(groups, self._conf(), self.racks, self.say)
         for group, f in figures.items():
-            self.say("  " + onwire.wire_line(group, when, f))
+            self.say("  " + fetchwindow.wire_line(group, when, f))
             for line in f["partition_lines"]:
                 self.logger.info("wire %s %s: %s", when, group, line)
         return figures

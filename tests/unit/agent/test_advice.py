@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from agent.config.settings import AgentSettings, AssignorRule
 from agent.daemon.advice import (
     AdvicePublisher,
     advised_topics,
@@ -19,7 +20,6 @@ from agent.daemon.advice import (
     sample_and_advise,
     topic_advice,
 )
-from agent.settings import AgentSettings, AssignorRule
 from assignor.cluster import ClusterView, TopicPartition
 from protocol.advice import AdviceError, GroupAdvice, TopicAdvice, decode
 

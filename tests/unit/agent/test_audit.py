@@ -289,7 +289,7 @@ def test_kip848_reconciling_group_is_rebalancing() -> None:
 
 def test_rackless_members_placed_by_the_host_map() -> None:
     from agent.audit import AuditOptions
-    from agent.costconfig import HostRacks
+    from agent.config.cost import HostRacks
 
     # member a (host 10.0.0.1) has no rack; the map puts it in az2; t-0 is led from az1
     placement = {"t": [[1, 2], [2]]}

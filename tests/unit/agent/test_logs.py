@@ -1,10 +1,10 @@
-"""Log redaction (agent.logs): secrets are masked at any depth."""
+"""Log redaction (agent.config.logs): secrets are masked at any depth."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent.logs import redact
+from agent.config.logs import redact
 
 pytestmark = pytest.mark.unit
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from agent.config.settings import load_settings
 from agent.daemon.planning import take_job
 from agent.daemon.state import GroupTable
-from agent.settings import load_settings
 from tests.support.groups import sub
 
 pytestmark = pytest.mark.unit
@@ -26,8 +26,8 @@ def test_generation_strictly_above_everything_seen() -> None:
 
 def test_streams_groups_watch_their_changelog_topics() -> None:
     """Standbys read changelogs: their racks must be described, or rack awareness turns off."""
+    from agent.config.settings import PlannerSettings
     from agent.daemon.planning import planned_topics
-    from agent.settings import PlannerSettings
 
     topology = {"subtopologies": [
         {"id": 0, "source_topics": ["clicks"], "changelog_topics": ["app-counts-changelog"],

@@ -1,4 +1,4 @@
-"""Agent settings (agent.settings): a file, RACKWISE_* variables, and secrets kept out of output."""
+"""Agent settings (agent.config.settings): a file, RACKWISE_* variables, and secrets kept out of output."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.settings import load_settings
+from agent.config.settings import load_settings
 
 pytestmark = pytest.mark.unit
 

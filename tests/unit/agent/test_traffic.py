@@ -1,10 +1,10 @@
-"""The traffic estimator's arithmetic (agent.traffic): rates from two samples, and weights."""
+"""The traffic estimator's arithmetic (agent.brokers.traffic): rates from two samples, and weights."""
 
 from __future__ import annotations
 
 import pytest
 
-from agent.traffic import PartitionSample, Sample, partition_rate, rates_between, weights_from
+from agent.brokers.traffic import PartitionSample, Sample, partition_rate, rates_between, weights_from
 from assignor.cluster import TopicPartition
 
 pytestmark = pytest.mark.unit

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from agent.brokers.traffic import TrafficSettings, weights_from
+from agent.config.settings import load_settings
 from agent.daemon.events import Probed, TrafficSampled
 from agent.daemon.planning import compute_plan, job_for, take_job
 from agent.daemon.retraffic import (
@@ -22,8 +24,6 @@ from agent.daemon.retraffic import (
 )
 from agent.daemon.state import GroupTable
 from agent.daemon.trafficprobe import TrafficProber, TrafficReplans
-from agent.settings import load_settings
-from agent.traffic import TrafficSettings, weights_from
 from assignor.api import pick_reason
 from assignor.cluster import ClusterView, TopicPartition
 from protocol.consumer import encode_subscription, java_subscription

@@ -11,9 +11,9 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException
 
 import agent.daemon.worker as worker_module
+from agent.config.settings import AgentSettings
 from agent.daemon.events import LoopEvent, Opened
 from agent.daemon.worker import PlanWorker
-from agent.settings import AgentSettings
 
 pytestmark = pytest.mark.unit
 

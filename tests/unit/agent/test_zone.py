@@ -1,4 +1,4 @@
-"""Zone detection (agent.zone) against local stand-ins for each cloud's metadata service.
+"""Zone detection (agent.member.zone) against local stand-ins for each cloud's metadata service.
 
 Each stand-in is an HTTP server on 127.0.0.1 (ephemeral port, own thread) that speaks the
 service's documented paths and headers and refuses requests without them: IMDSv2 wants a token
@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
-import agent.zone as zone_mod
+import agent.member.zone as zone_mod
 from agent.cli import main
-from agent.zone import (
+from agent.member.zone import (
     SOURCES,
     ZoneConfig,
     ZoneConfigError,
@@ -189,7 +189,7 @@ def closed_url() -> str:
 
 @pytest.fixture(autouse=True)
 def only_localhost(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
-    """Every connection agent.zone opens must go to 127.0.0.1 (never a real metadata address)."""
+    """Every connection agent.member.zone opens must go to 127.0.0.1 (never a real metadata address)."""
     opened: list[tuple[str, int]] = []
     real = zone_mod._connection
 

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from agent.costconfig import CostSettings, HostMapError, HostRacks
+from agent.config.cost import CostSettings, HostMapError, HostRacks
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.cost import Place, fractions, group_cost, place_of, source_rack
 from assignor.model import Group, Member

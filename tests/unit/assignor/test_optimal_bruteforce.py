@@ -16,7 +16,7 @@ import pytest
 
 from assignor.cluster import TopicPartition
 from assignor.model import Group
-from assignor.optimal import OptimalConfig, _Problem, solve
+from assignor.optimal.solve import OptimalConfig, _Problem, solve
 from tests.support.optimalgen import evaluate, parity_group, prev_of
 
 pytestmark = pytest.mark.unit

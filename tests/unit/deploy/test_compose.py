@@ -156,7 +156,7 @@ def test_agent_environment_names_real_settings() -> None:
     """An unknown RACKWISE_* variable is silently ignored by the settings loader: each one
     here must name a setting (nested with '__'), and the ops server must listen beyond the
     container's loopback so Prometheus can scrape it."""
-    from agent.settings import AgentSettings
+    from agent.config.settings import AgentSettings
 
     env = _config()["services"]["agent"]["environment"]
     for var in (k for k in env if k.startswith("RACKWISE_")):

@@ -204,7 +204,7 @@ def test_truncated_and_corrupted_responses_raise_protocol_error(key: tuple[str, 
 
 
 def test_wire_settings_from_librdkafka_properties() -> None:
-    from agent.wireclient import WireError, WireSettings
+    from agent.brokers.rpc import WireError, WireSettings
 
     s = WireSettings.from_config({"bootstrap.servers": "b1:9092,SASL_SSL://b2:9093",
                                   "security.protocol": "sasl_ssl", "sasl.mechanism": "PLAIN",

@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
  * The {@link AdviceView} of an {@link AdviceReader}: the latest fresh advice it holds, read
  * without waiting (the reader swaps immutable snapshots; nothing here locks).
  *
- * <p>Weights are the agent's own (agent/traffic.py {@code weights_from}): a partition's bytes/s
+ * <p>Weights are the agent's own (agent/brokers/traffic.py {@code weights_from}): a partition's bytes/s
  * over the mean of every fresh measured partition held, at least 0.001, rounded to 6 places;
  * a partition with no fresh measurement weighs 1. The mean is worked out once per snapshot.
  *

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * {@code id} is AWS's zone ID (use1-az1, what MSK's broker.rack uses) or the zone any other source
  * gives; {@code name} is AWS's zone name (us-east-1a), the same as {@code id} elsewhere. Sources,
  * settings ({@code config.providers.zone.param.*} or {@code RACKWISE_ZONE*}) and the failure
- * message are those of agent/zone.py (docs/member.md). When no source answers, get() throws a
+ * message are those of agent/member/zone.py (docs/member.md). When no source answers, get() throws a
  * ConfigException listing every source, and the client does not start.
  */
 public final class ZoneConfigProvider implements ConfigProvider {

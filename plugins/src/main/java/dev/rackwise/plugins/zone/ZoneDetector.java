@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 
 /**
  * Asks env, file, AWS IMDSv2, GCP and Azure, in that order, for the zone this JVM runs in: the
- * same sources, order, answers and failure texts as agent/zone.py (docs/member.md).
+ * same sources, order, answers and failure texts as agent/member/zone.py (docs/member.md).
  */
 public final class ZoneDetector {
     /** The zone, the source that answered and where exactly (variable, file or URL). */

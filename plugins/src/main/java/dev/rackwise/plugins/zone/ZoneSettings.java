@@ -11,7 +11,7 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Where {@link ZoneDetector} looks: the provider's {@code config.providers.zone.param.*} keys, else
- * the same {@code RACKWISE_ZONE*} environment variables as the Python side (agent/zone.py), else
+ * the same {@code RACKWISE_ZONE*} environment variables as the Python side (agent/member/zone.py), else
  * the defaults. See docs/member.md.
  */
 public record ZoneSettings(

@@ -4,11 +4,11 @@ For every group that fetches data, with its clients running a known plan:
 
 1. wait until no client is still receiving (a new owner catching up from its last commit);
 2. read each client's own fetch figures (librdkafka statistics, or the Java client's fetch
-   events; agent/dev/wire.py);
+   events; agent/dev/fetchstats.py);
 3. write ``WIRE_RECORDS`` records of ``VALUE_BYTES`` bytes (no key) to every partition of the
    group's topic, so each partition's bytes are known exactly;
 4. wait until the clients have received that many bytes, read their figures again;
-5. set the plan against the difference (:func:`agent.dev.wire.wire_figures`): *planned*
+5. set the plan against the difference (:func:`agent.dev.fetchstats.wire_figures`): *planned*
    cross-rack bytes are the bytes written to the partitions the plan calls cross-rack;
    *measured* are the bytes the clients received from a broker outside their own rack.
 
@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent.dev.wire import TP, ClientView, follows, wire_figures
+from agent.dev.fetchstats import TP, ClientView, follows, wire_figures
 from protocol.plan import AssignmentPlan
 
 WIRE_RECORDS = 100  # per partition and window

@@ -2,7 +2,7 @@
 
 confluent-kafka 2.16's ``describe_consumer_groups`` leaves out each member's rack and
 subscribed topics and cannot describe streams groups, so the audit asks the group
-coordinators itself (agent.wireclient): one FindCoordinator for every group, then one
+coordinators itself (agent.brokers.rpc): one FindCoordinator for every group, then one
 ConsumerGroupDescribe / StreamsGroupDescribe per coordinator with all of its groups.
 A coordinator that moved or is still loading is asked again a few times; a group that
 still cannot be described comes back as a one-line reason, never an exception.
@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from agent.wireclient import WireClient, WireError
+from agent.brokers.rpc import WireClient, WireError
 from protocol import kafkarpc as rpc
 from protocol.groupdescribe import (
     CONSUMER_GROUP_DESCRIBE_RESPONSE,

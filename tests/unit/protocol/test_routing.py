@@ -1,4 +1,4 @@
-"""Where a group's records live (agent.routing): Kafka's murmur2 and the group's partition."""
+"""Where a group's records live (protocol.routing): Kafka's murmur2 and the group's partition."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent.routing import group_partition, murmur2, parse_key
+from protocol.routing import group_partition, murmur2, parse_key
 
 pytestmark = pytest.mark.unit
 

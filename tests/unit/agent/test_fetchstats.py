@@ -1,4 +1,4 @@
-"""Plan against wire (agent/dev/wire.py, agent/dev/demo/onwire.py), without Kafka: librdkafka
+"""Plan against wire (agent/dev/fetchstats.py, agent/dev/demo/fetchwindow.py), without Kafka: librdkafka
 statistics parsed, windows subtracted, and a plan set against what its clients fetched."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from agent.dev.demo.onwire import holds, wire_line
-from agent.dev.wire import ClientView, PartitionFetch, follows, rdkafka_fetches, wire_figures
+from agent.dev.demo.fetchwindow import holds, wire_line
+from agent.dev.fetchstats import ClientView, PartitionFetch, follows, rdkafka_fetches, wire_figures
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary
 
 pytestmark = pytest.mark.unit

@@ -2,7 +2,7 @@
 
 A sample reads, for every partition of the given topics, its log start and end offsets
 (AdminClient ``list_offsets``) and its size on the leader's disk (DescribeLogDirs, sent by
-agent.wireclient: confluent-kafka has no call for it). Between two samples a partition's
+agent.brokers.rpc: confluent-kafka has no call for it). Between two samples a partition's
 rate is (docs/traffic.md):
 
 * the growth of its log size over the time between the two size readings, when its log
@@ -32,8 +32,8 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 from pydantic import BaseModel, Field
 
-from agent.clusterinfo import ClusterSnapshot, describe, replica_selectors
-from agent.wireclient import WireClient, WireError, WireSettings
+from agent.brokers.placement import ClusterSnapshot, describe, replica_selectors
+from agent.brokers.rpc import WireClient, WireError, WireSettings
 from assignor.cluster import ClusterView, TopicPartition
 from protocol import kafkarpc as rpc
 

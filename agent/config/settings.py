@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from agent.costconfig import CostSettings
-from agent.traffic import TrafficSettings
+from agent.brokers.traffic import TrafficSettings
+from agent.config.cost import CostSettings
 from protocol.errors import RackwiseError
 from protocol.kafkaconf import MASK, is_secret_key, property_name
 
