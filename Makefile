@@ -102,6 +102,7 @@ compat: setup java
 lint: python-deps
 	$(BIN)/ruff check protocol assignor agent metrics tests bench
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 chaos: setup
 	RACKWISE_CHAOS_FULL=1 $(BIN)/python -m pytest -p no:cacheprovider -m chaos $(PYTEST_ARGS)

@@ -1,8 +1,10 @@
 """The one typed seam into the algorithms: a group's inputs in, an AssignmentPlan out.
 
-Every entry point calls :func:`plan`: the daemon (agent.daemon.planning), the request
-service behind Kafka's assignor plug-ins, the audit's recommendations, and the offline CLI
-(assignor.scenario only turns scenario JSON into these types). Nobody builds a file format to
+Every entry point calls :func:`plan` with the typed inputs of assignor.inputs: the daemon
+(agent.daemon.planning), the audit's recommendations, and the offline CLI (assignor.scenario
+only turns scenario JSON into these types). What the audit, the doctor and the traffic prober
+need besides a plan (the figures of an assignment someone else made, a lower bound) comes
+through here too (assignor.evaluate). Nobody builds a file format to
 talk to the assignors, and three things are decided here and nowhere else:
 
 * the generation: an explicit one (offline scenarios), else strictly above the previous plan,
@@ -23,82 +25,49 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal
 
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.cluster import TopicPartition
 from assignor.errors import AssignorError
-from assignor.model import Group, Member
-from assignor.streams.model import AssignmentConfig, Topology
+from assignor.evaluate import Bound, evaluate, lower_bound, read_cost, streams_bytes_bound
+from assignor.inputs import (
+    DEFAULT_CONSUMER_ASSIGNOR,
+    PROTOCOLS,
+    STREAMS_ASSIGNOR,
+    ConsumerGroup,
+    Protocol,
+    Round,
+    StreamsApp,
+    StreamsClient,
+)
+from assignor.model import Group
+from assignor.registry import uses_weights
+from assignor.summary import annotate
 from protocol.plan import PLAN_REASONS, AssignmentPlan, PlanReason, WithheldPartition
-from protocol.streams import TaskId
 
-Protocol = Literal["cooperative", "eager", "consumer"]
-PROTOCOLS: tuple[str, ...] = ("cooperative", "eager", "consumer")
-"""How the members hand partitions over: ``cooperative`` (classic KIP-429 and PlanFollower:
-revoke before reassign, so the plan withholds), ``eager`` (everything is revoked first) and
-``consumer`` (KIP-848: the broker reconciles towards the target itself)."""
-
-DEFAULT_CONSUMER_ASSIGNOR = "rack-optimal"
-STREAMS_ASSIGNOR = "high-availability"
-
-
-@dataclass(frozen=True)
-class ConsumerGroup:
-    """A consumer group to plan: members (rack, topics, owned partitions, generation) over the
-    cluster's replica placement (and partition weights)."""
-
-    group_id: str
-    members: tuple[Member, ...]
-    cluster: ClusterView
-    assignor: str = DEFAULT_CONSUMER_ASSIGNOR
-    protocol: Protocol = "cooperative"
-    config: Mapping[str, object] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class StreamsClient:
-    """One Kafka Streams process as its SubscriptionInfo (or KIP-924 state) describes it.
-
-    Lags come either as ``task_offset_sums`` (what a member reports; turned into lags against
-    the changelogs' end offsets) or as ``task_lags`` (already computed, e.g. by Kafka Streams).
-    ``prev_active``/``prev_standby`` None means: take them from the previous plan.
-    """
-
-    process_id: str
-    rack: str | None = None
-    threads: int = 1
-    client_tags: Mapping[str, str] = field(default_factory=dict)
-    task_offset_sums: Mapping[TaskId, int] | None = None
-    task_lags: Mapping[TaskId, int] | None = None
-    prev_active: frozenset[TaskId] | None = None
-    prev_standby: frozenset[TaskId] | None = None
-
-
-@dataclass(frozen=True)
-class StreamsApp:
-    """A Kafka Streams application to plan with the high-availability assignor."""
-
-    group_id: str
-    clients: tuple[StreamsClient, ...]
-    topology: Topology
-    cluster: ClusterView
-    config: AssignmentConfig = field(default_factory=AssignmentConfig)
-    end_offsets: Mapping[TopicPartition, int] = field(default_factory=dict)
-    assignor: str = STREAMS_ASSIGNOR
-
-
-@dataclass(frozen=True)
-class Round:
-    """What the caller knows about this planning round (all optional)."""
-
-    previous: AssignmentPlan | None = None
-    triggers: tuple[str, ...] = ()
-    generation: int | None = None
-    generation_floor: int = -1
-    created_at: datetime | None = None
-
+__all__ = [
+    "DEFAULT_CONSUMER_ASSIGNOR",
+    "PROTOCOLS",
+    "REASON_PRIORITY",
+    "STREAMS_ASSIGNOR",
+    "Bound",
+    "ConsumerGroup",
+    "Protocol",
+    "Round",
+    "StreamsApp",
+    "StreamsClient",
+    "annotate",
+    "enforce_withholding",
+    "evaluate",
+    "infer_reason",
+    "lower_bound",
+    "next_generation",
+    "pick_reason",
+    "plan",
+    "read_cost",
+    "streams_bytes_bound",
+    "uses_weights",
+]
 
 # Several triggers coalesced into one plan: the plan names the most telling one.
 REASON_PRIORITY: tuple[PlanReason, ...] = (
@@ -212,7 +181,7 @@ def _plan_consumer(group: ConsumerGroup, round_: Round) -> AssignmentPlan:
 
 
 def _plan_streams(app: StreamsApp, round_: Round) -> AssignmentPlan:
-    from assignor.streams.inputs import plan_streams
+    from assignor.streamsapp import plan_streams
 
     reason = pick_reason(round_.triggers) or infer_reason(
         round_.previous, (c.process_id for c in app.clients)

@@ -25,8 +25,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from assignor.streams.inputs import run  # noqa: E402
-from assignor.streams.scenario import parse_inputs  # noqa: E402
+from assignor.scenario.streams import parse_inputs  # noqa: E402
+from assignor.streams.run import run  # noqa: E402
 from bench.streams_gen import generate  # noqa: E402
 from bench.streams_parity import evaluate, run_kafka  # noqa: E402
 

@@ -46,8 +46,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from assignor.streams.inputs import StreamsInputs  # noqa: E402
-from assignor.streams.scenario import parse_inputs  # noqa: E402
+from assignor.scenario.streams import parse_inputs  # noqa: E402
+from assignor.streams.model import StreamsInputs  # noqa: E402
 from bench.streams_gen import generate  # noqa: E402
 from bench.streams_parity import PROJECT, evaluate, harness_input, run_kafka  # noqa: E402
 from protocol.streams import TaskId  # noqa: E402

@@ -36,11 +36,11 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from assignor.scenario.streams import parse_inputs
 from assignor.streams.ha import place_standbys
-from assignor.streams.inputs import StreamsInputs
+from assignor.streams.model import StreamsInputs
 from assignor.streams.rack import rack_context
 from assignor.streams.rackstandby import optimize_standby
-from assignor.streams.scenario import parse_inputs
 from assignor.streams.state import ClientState
 from bench.streams_gen import generate
 from protocol.streams import TaskId

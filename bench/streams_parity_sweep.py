@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from assignor.streams.inputs import run
+from assignor.streams.run import run
 from bench.streams_parity import (
     active_step_objective,
     evaluate,

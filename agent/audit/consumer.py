@@ -11,19 +11,14 @@ second.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent.audit.model import RACK_UNKNOWN, AuditOptions, Describe, GroupAudit, check_known
-from assignor.api import ConsumerGroup, Round, plan
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.api import Round, evaluate, lower_bound, plan
 from assignor.errors import SolverError
-from assignor.model import Group, Member
-from assignor.optimal import OptimalConfig, lower_bound, lower_bound_bytes
-from assignor.summary import annotate, member_plans, summarize
+from assignor.inputs import ClusterView, ConsumerGroup, Member, TopicPartition
 from protocol.groupdescribe import DescribedConsumerGroup
-from protocol.plan import AssignmentPlan
 
 
 @dataclass(frozen=True)
@@ -50,15 +45,15 @@ def from_kip848(desc: DescribedConsumerGroup) -> list[MemberInput]:
     return out
 
 
-def best_config(view: ClusterView, topics: Sequence[str]) -> OptimalConfig:
+def best_config(view: ClusterView, topics: Sequence[str]) -> dict[str, object]:
     """Cross-rack bytes first, moves second: one unit of the smallest possible traffic
     difference (the lightest partition x 1/R, R racks) outweighs moving every partition."""
     total = sum(view.partition_count(t) for t in topics)
     weights = [view.weight(tp) for t in topics for tp in view.partitions(t)]
     lightest = min((w for w in weights if w > 0), default=1.0)
     racks = max(1, len(view.all_racks()))
-    return OptimalConfig(traffic_cost=float(total + 1) * racks / min(lightest, 1.0),
-                         non_overlap_cost=1.0, cooperative=False)
+    return {"traffic_cost": float(total + 1) * racks / min(lightest, 1.0),
+            "non_overlap_cost": 1.0, "cooperative": False}
 
 
 def advice_for(view: ClusterView, unknown: Sequence[str], mapped: Sequence[str],
@@ -89,45 +84,28 @@ def audit_consumer(base: GroupAudit, members: Sequence[MemberInput], describe: D
                     | {tp.topic for tps in actual.values() for tp in tps})
     view = describe(topics)
     check_known(view, [tp for tps in actual.values() for tp in tps])
-    racks = {m.member_id: m.rack for m in members}
     locations = {m.member_id: options.hosts.rack_of(m.host) for m in members if not m.rack}
-    group = Group(base.group, tuple(
+    group = ConsumerGroup(base.group, tuple(
         Member.of(m.member_id, rack=m.rack, topics=m.topics, owned=actual[m.member_id],
                   location=locations.get(m.member_id))
         for m in members
-    ), view, reason="observed")
-    subscribed = group.subscribed_topics()
+    ), view)
+    subscribed = sorted({t for m in members for t in m.topics if view.partition_count(t) > 0})
     best_cfg = best_config(view, subscribed)
     try:
         best = _recommend(group, best_cfg)
     except SolverError:  # weights too far apart to rank moves below bytes exactly
-        best_cfg = OptimalConfig(traffic_cost=1.0, non_overlap_cost=0.0, cooperative=False)
+        best_cfg = {"traffic_cost": 1.0, "non_overlap_cost": 0.0, "cooperative": False}
         best = _recommend(group, best_cfg)
     bound = lower_bound(group)
-    bound_bytes = lower_bound_bytes(group)
     owners = {tp: m for m, tps in actual.items() for tp in tps}
-    actual_plan = annotate(AssignmentPlan(
-        group_id=base.group,
-        kind="consumer",
-        generation=0,
-        reason="observed",
-        assignor=base.protocol or "unknown",
+    actual_plan = evaluate(
+        group, actual, reason="observed", assignor=base.protocol or "unknown",
         config={"observed": "actual", "state": base.state, "group_type": base.group_type},
-        members=member_plans(view, actual, racks, locations),
-        summary=summarize(view, actual, racks, lower_bound=bound, locations=locations),
-    ), view, locations, bound_bytes)
-    best_plan = annotate(AssignmentPlan(
-        group_id=base.group,
-        kind="consumer",
-        generation=0,
-        reason="recommended",
-        assignor="rack-optimal",
-        config={"observed": "recommended", "traffic_cost": best_cfg.traffic_cost,
-                "non_overlap_cost": best_cfg.non_overlap_cost, "cooperative": False},
-        members=member_plans(view, best, racks, locations),
-        summary=summarize(view, best, racks, previous_owner=owners, lower_bound=bound,
-                          locations=locations),
-    ), view, locations, bound_bytes)
+        bound=bound)
+    best_plan = evaluate(
+        group, best, reason="recommended", assignor="rack-optimal",
+        config={"observed": "recommended", **best_cfg}, previous_owner=owners, bound=bound)
     unknown = sorted(m.member_id for m in members if not m.rack and not locations.get(m.member_id))
     mapped = sorted(m for m, loc in locations.items() if loc)
     return replace(
@@ -146,11 +124,10 @@ def audit_consumer(base: GroupAudit, members: Sequence[MemberInput], describe: D
     )
 
 
-def _recommend(group: Group, cfg: OptimalConfig) -> dict[str, list[TopicPartition]]:
+def _recommend(group: ConsumerGroup, cfg: dict[str, object]) -> dict[str, list[TopicPartition]]:
     """rackwise's best assignment for the group, through the planning seam (assignor.api)."""
     recommended = plan(
-        ConsumerGroup(group.group_id, group.members, group.cluster, "rack-optimal", "eager",
-                      dataclasses.asdict(cfg)),
+        ConsumerGroup(group.group_id, group.members, group.cluster, "rack-optimal", "eager", cfg),
         Round(triggers=("recommended",), generation=0),
     )
     return {

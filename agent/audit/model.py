@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.config.cost import HostRacks
-from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
+from assignor.inputs import ClusterView, TopicPartition
 from protocol.consumer import Assignment, Subscription
 from protocol.plan import AssignmentPlan
 from protocol.pricing import Price

@@ -14,7 +14,7 @@ from agent.audit.read import read_groups, topics_read
 from agent.brokers.rpc import WireClient, WireError, WireSettings
 from agent.brokers.traffic import TrafficEstimator, TrafficSettings
 from agent.config.cost import CostSettings
-from assignor.cluster import ClusterView
+from assignor.inputs import ClusterView
 
 log = structlog.get_logger("rackwise.audit")
 

@@ -17,11 +17,9 @@ from typing import Any
 
 from agent.audit.consumer import advice_for
 from agent.audit.model import RACK_UNKNOWN, AuditOptions, Decoded, Describe, GroupAudit, check_known
-from assignor.cluster import TopicPartition
-from assignor.cost import place_of
+from assignor.api import annotate, read_cost, streams_bytes_bound
 from assignor.errors import AssignorError
-from assignor.streams.bytesbound import active_bytes_bound
-from assignor.summary import annotate, traffic_cost
+from assignor.inputs import TopicPartition
 from protocol.groupdescribe import DescribedStreamsGroup
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary
 
@@ -192,9 +190,8 @@ def _measure(
     options: AuditOptions,
 ) -> GroupAudit:
     """The assignment the processes run against the HA assignor's best with min_traffic."""
-    from assignor.api import Round, StreamsApp, StreamsClient, plan
-    from assignor.streams.model import AssignmentConfig, Topology, build_tasks
-    from protocol.streams import TaskId
+    from assignor.api import Round, plan
+    from assignor.inputs import AssignmentConfig, StreamsApp, StreamsClient, TaskId, Topology, build_tasks
 
     standbys_per_task: dict[tuple[int, int], int] = {}
     for proc in procs.values():
@@ -228,10 +225,8 @@ def _measure(
         clients.append(
             StreamsClient(pid, proc.rack, proc.threads, dict(proc.tags), None, lags, active, standby)
         )
-    planned = plan(
-        StreamsApp(base.group, tuple(clients), topology, view, config),
-        Round(triggers=("recommended",), generation=0),
-    )
+    app = StreamsApp(base.group, tuple(clients), topology, view, config)
+    planned = plan(app, Round(triggers=("recommended",), generation=0))
     best_plan = planned.model_copy(
         update={"config": {"observed": "recommended", **planned.config}}
     )
@@ -258,8 +253,8 @@ def _measure(
         )
     loads = [len(m.active_tasks) for m in actual_members]
     locations = {pid: options.hosts.rack_of(p.host) for pid, p in procs.items() if not p.rack}
-    cross, cost = traffic_cost(view, {pid: p.partitions for pid, p in procs.items()},
-                               {pid: p.rack for pid, p in procs.items()}, locations)
+    actual_cost = read_cost(view, {pid: p.partitions for pid, p in procs.items()},
+                            {pid: p.rack for pid, p in procs.items()}, locations)
     actual_plan = AssignmentPlan(
         group_id=base.group,
         kind="streams",
@@ -271,8 +266,8 @@ def _measure(
         members=actual_members,
         summary=PlanSummary(
             partitions=len(all_parts),
-            cross_rack_partitions=cross,
-            traffic_cost=cost,
+            cross_rack_partitions=actual_cost.cross_rack_partitions,
+            traffic_cost=actual_cost.traffic_cost,
             lower_bound=best_plan.summary.lower_bound,
             max_load=max(loads, default=0),
             min_load=min(loads, default=0),
@@ -280,17 +275,16 @@ def _measure(
     )
     # the least cross-rack bytes/s under the recommendation's balance (active tasks per
     # process), each process placed as the cost model places it (host map included)
-    bound_bytes = active_bytes_bound(
-        view, tasks, {m.member_id: len(m.active_tasks) for m in best_plan.members},
-        {m.member_id: place_of(view, m.rack, locations.get(m.member_id)) for m in best_plan.members})
+    bound_bytes = streams_bytes_bound(
+        app, {m.member_id: len(m.active_tasks) for m in best_plan.members}, locations)
     actual_plan = annotate(actual_plan, view, locations, bound_bytes)
     best_plan = annotate(best_plan, view, locations, bound_bytes)
     # the HA assignor reports its own (KIP-925) traffic cost; the audit compares both plans
     # on one cost model, which also prices rack-unknown members
     best_assignment = {m.member_id: [TopicPartition(p.topic, p.partition) for p in m.partitions]
                        for m in best_plan.members}
-    best_cost = traffic_cost(view, best_assignment, {m.member_id: m.rack for m in best_plan.members},
-                             locations)[1]
+    best_cost = read_cost(view, best_assignment, {m.member_id: m.rack for m in best_plan.members},
+                          locations).traffic_cost
     best_plan = best_plan.model_copy(update={
         "summary": best_plan.summary.model_copy(update={"traffic_cost": best_cost})})
     unknown = sorted(pid for pid, p in procs.items() if not p.rack and not locations.get(pid))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from confluent_kafka import KafkaException, TopicCollection
 from confluent_kafka.admin import AdminClient, ConfigResource, ResourceType
 
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.inputs import ClusterView, TopicPartition
 
 RACK_AWARE_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
 SELECTOR_CONFIG = "replica.selector.class"

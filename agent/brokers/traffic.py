@@ -34,7 +34,7 @@ from pydantic import BaseModel, Field
 
 from agent.brokers.placement import ClusterSnapshot, describe, replica_selectors
 from agent.brokers.rpc import WireClient, WireError, WireSettings
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.inputs import ClusterView, TopicPartition
 from protocol import kafkarpc as rpc
 
 log = structlog.get_logger("rackwise.traffic")

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import structlog
 
 from agent.config.settings import AgentSettings, AssignorRule
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.inputs import ClusterView, TopicPartition
 from protocol.advice import (
     GroupAdvice,
     PartitionAdvice,

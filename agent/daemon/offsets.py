@@ -18,7 +18,7 @@ import structlog
 from confluent_kafka import TopicPartition as KTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
-from assignor.cluster import TopicPartition
+from assignor.inputs import TopicPartition
 
 log = structlog.get_logger("rackwise.offsets")
 

@@ -32,10 +32,8 @@ from assignor.api import (
     pick_reason,
     plan,
 )
-from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
-from assignor.model import Member
-from assignor.streams.model import AssignmentConfig, Topology
+from assignor.inputs import AssignmentConfig, ClusterView, Member, TopicPartition, Topology
 from protocol.plan import AssignmentPlan
 from protocol.streams import TaskId
 

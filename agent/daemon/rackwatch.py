@@ -21,7 +21,7 @@ from agent.brokers.placement import describe
 from agent.config.settings import MetadataSettings
 from agent.daemon.events import RackChange
 from agent.daemon.racks import Debouncer, fingerprint, leader_fingerprint
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.inputs import ClusterView, TopicPartition
 
 log = structlog.get_logger("rackwise.metadata")
 

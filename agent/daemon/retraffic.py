@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from agent.brokers.traffic import TrafficSettings
-from assignor.cluster import ClusterView, TopicPartition
-from assignor.cost import group_cost, place_of
+from assignor.api import read_cost
+from assignor.inputs import ClusterView, TopicPartition
 from protocol.plan import AssignmentPlan
 from protocol.pricing import Price
 
@@ -83,13 +83,10 @@ def target_assignment(plan: AssignmentPlan) -> dict[str, list[TopicPartition]]:
 
 def cross_rack_bytes(view: ClusterView, plan: AssignmentPlan) -> float | None:
     """Cross-rack bytes/s of ``plan``'s target assignment at ``view``'s measured rates (the
-    cost model of assignor.cost); None when none of its partitions is measured."""
-    places = {m.member_id: place_of(view, m.rack, m.location if m.rack_source == "host-map"
-                                    else None) for m in plan.members}
-    target = target_assignment(plan)
-    for member in target:
-        places.setdefault(member, place_of(view, None))
-    return group_cost(view, target, places).cross_rack_bytes_per_s
+    cost model of assignor.api.read_cost); None when none of its partitions is measured."""
+    racks = {m.member_id: m.rack for m in plan.members}
+    locations = {m.member_id: m.location for m in plan.members if m.rack_source == "host-map"}
+    return read_cost(view, target_assignment(plan), racks, locations).cross_rack_bytes_per_s
 
 
 def moved(before: AssignmentPlan, after: AssignmentPlan) -> int:

@@ -7,7 +7,7 @@ loop. :class:`TrafficReplans` is the poll loop's bookkeeping, called from ``_sch
 one place re-plans are decided, agent.daemon.loop): it folds probe results into decisions
 (agent.daemon.retraffic) and, on a new sample, submits probes for the groups that qualify:
 
-* consumer groups whose assignor uses weights (assignor.registry.uses_weights: rack-optimal).
+* consumer groups whose assignor uses weights (assignor.api.uses_weights: rack-optimal).
   Streams groups never: the HA assignor's KIP-925 cost counts partitions, so a re-plan at
   new rates would give the same tasks to the same clients;
 * settled: a last plan with nothing withheld, no probing follow-up due, no change pending and
@@ -41,8 +41,8 @@ from agent.daemon.retraffic import (
     worth_solving,
 )
 from agent.daemon.state import GroupState
+from assignor.api import uses_weights
 from assignor.errors import AssignorError
-from assignor.registry import uses_weights
 from protocol.errors import RackwiseError
 
 log = structlog.get_logger("rackwise.traffic")

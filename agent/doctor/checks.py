@@ -48,8 +48,7 @@ from agent.doctor.model import (
     MemberState,
     Snapshot,
 )
-from assignor.cost import group_cost
-from assignor.summary import places
+from assignor.api import read_cost
 
 
 def _brokers(ids: Iterable[int]) -> str:
@@ -369,14 +368,14 @@ class ReadCost:
 
 def follower_fetching_saving(snap: Snapshot) -> list[ReadCost]:
     """Per group: what the assignment it runs reads across racks from leaders and from the
-    nearest replica, by the cost model every rackwise figure uses (assignor.cost)."""
+    nearest replica, by the cost model every rackwise figure uses (assignor.api.read_cost)."""
     rows = []
     for r in snap.reads:
         now = dataclasses.replace(r.view, follower_fetching=False)
         then = dataclasses.replace(r.view, follower_fetching=True)
         lists = {m: list(tps) for m, tps in r.assignment.items()}
-        leader = group_cost(now, lists, places(now, lists, r.racks, r.locations))
-        nearest = group_cost(then, lists, places(then, lists, r.racks, r.locations))
+        leader = read_cost(now, lists, r.racks, r.locations)
+        nearest = read_cost(then, lists, r.racks, r.locations)
         rows.append(ReadCost(
             r.group_id, leader.cross_rack_partitions, nearest.cross_rack_partitions,
             leader.cross_rack_bytes_per_s, nearest.cross_rack_bytes_per_s,

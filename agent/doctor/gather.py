@@ -34,7 +34,7 @@ from agent.doctor.model import (
     MemberState,
     Snapshot,
 )
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.inputs import ClusterView, TopicPartition
 from protocol.errors import ProtocolError, RackwiseError
 from protocol.groupdescribe import DescribedConsumerGroup, DescribedStreamsGroup
 from protocol.member import decode_member_metadata

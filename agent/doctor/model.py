@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from assignor.cluster import ClusterView, TopicPartition
+from assignor.inputs import ClusterView, TopicPartition
 from protocol.pricing import Price
 
 ERROR = "error"

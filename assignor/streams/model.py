@@ -294,3 +294,16 @@ def compute_lags(
         else:
             lags[task] = end if end < offset else end - offset
     return lags
+
+
+@dataclass(frozen=True)
+class StreamsInputs:
+    """Everything one streams plan is computed from, already validated."""
+
+    group_id: str
+    generation: int
+    view: ClusterView
+    tasks: TaskSet
+    clients: tuple[ClientInput, ...]
+    config: AssignmentConfig
+    ignored_lags: tuple[str, ...] = ()

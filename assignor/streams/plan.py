@@ -22,18 +22,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assignor.cost import place_of
 from assignor.streams.bytesbound import active_bytes_bound
 from assignor.streams.ha import HAResult
+from assignor.streams.model import StreamsInputs
 from assignor.streams.rack import rack_context, solve_active
 from assignor.streams.state import ClientState
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanReason, PlanSummary
 from protocol.streams import TaskId
-
-if TYPE_CHECKING:
-    from assignor.streams.inputs import StreamsInputs
 
 
 def build_plan(

@@ -36,7 +36,7 @@ from dataclasses import replace
 
 import pytest
 
-from assignor.streams.inputs import run
+from assignor.streams.run import run
 from bench.streams_parity import (
     active_step_objective,
     evaluate,

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assignor.streams.inputs import StreamsInputs, run
-from assignor.streams.model import ClientInput
-from assignor.streams.scenario import parse_inputs
+from assignor.scenario.streams import parse_inputs
+from assignor.streams.model import ClientInput, StreamsInputs
+from assignor.streams.run import run
 from bench.streams_gen import generate
 
 pytestmark = [pytest.mark.unit, pytest.mark.property]

@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from assignor.errors import AssignorError
+from assignor.scenario.streams import compare_scenario, parse_inputs, plan_from_scenario
 from assignor.streams.model import (
     LONG_MAX,
     compute_lags,
@@ -16,7 +17,6 @@ from assignor.streams.model import (
     process_sort_key,
 )
 from assignor.streams.movement import JavaPriorityQueue
-from assignor.streams.scenario import compare_scenario, parse_inputs, plan_from_scenario
 from assignor.streams.standby import java_hash_order, java_task_hash
 from bench.streams_gen import generate
 from protocol.streams import TaskId

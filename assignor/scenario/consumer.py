@@ -3,7 +3,7 @@
 This is an adapter for the offline CLI only (``rackwise plan``, ``compare``, ``scenario``):
 ``load_consumer`` turns a scenario into an assignor.api.ConsumerGroup and ``round_of`` into
 its Round; planning itself is assignor.api.plan, as for the daemon. Streams scenarios
-(``"kind": "streams"``) are read by assignor.streams.scenario.
+(``"kind": "streams"``) are read by assignor.scenario.streams.
 
 Example::
 
@@ -40,7 +40,7 @@ DEFAULT_ASSIGNOR = DEFAULT_CONSUMER_ASSIGNOR
 
 def _streams() -> ModuleType:
     try:
-        return importlib.import_module("assignor.streams.scenario")
+        return importlib.import_module("assignor.scenario.streams")
     except ImportError:
         raise AssignorError("streams scenarios need assignor.streams") from None
 

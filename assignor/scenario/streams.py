@@ -20,9 +20,10 @@ from typing import Any
 from assignor.api import Round, StreamsApp, StreamsClient, plan
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
-from assignor.streams.inputs import ASSIGNOR_NAME, StreamsInputs, build_inputs, run
-from assignor.streams.model import STRATEGIES, AssignmentConfig, Topology
+from assignor.streams.model import STRATEGIES, AssignmentConfig, StreamsInputs, Topology
 from assignor.streams.plan import build_plan, metrics
+from assignor.streams.run import ASSIGNOR_NAME, run
+from assignor.streamsapp import build_inputs
 from protocol.errors import ProtocolError
 from protocol.plan import AssignmentPlan
 from protocol.streams import TaskId

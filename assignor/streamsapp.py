@@ -1,4 +1,4 @@
-"""A typed Streams application (assignor.api.StreamsApp) to validated inputs and a plan.
+"""The seam's Streams side: a StreamsApp (assignor.inputs) to validated inputs and a plan.
 
 Lags are what Kafka Streams computes from the same inputs (``ClientState.computeTaskLags``):
 each reported offset sum against the sum of the task's changelog end offsets; a client that
@@ -15,73 +15,24 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
-from assignor.cluster import ClusterView
 from assignor.errors import AssignorError
-from assignor.streams.ha import HAResult, assign
+from assignor.inputs import StreamsApp, StreamsClient
 from assignor.streams.model import (
     LATEST_OFFSET,
     OFFSET_UNKNOWN,
-    STRATEGIES,
     UNKNOWN_OFFSET_SUM,
-    AssignmentConfig,
     ClientInput,
+    StreamsInputs,
     TaskSet,
     build_tasks,
     compute_lags,
     end_offset_sum,
 )
 from assignor.streams.plan import build_plan
-from assignor.streams.rack import rack_context
-from assignor.streams.state import ClientState
+from assignor.streams.run import ASSIGNOR_NAME, run, with_strategy
 from protocol.plan import AssignmentPlan, PlanReason
 from protocol.streams import TaskId
-
-if TYPE_CHECKING:
-    from assignor.api import StreamsApp, StreamsClient
-
-ASSIGNOR_NAME = "high-availability"
-
-
-@dataclass(frozen=True)
-class StreamsInputs:
-    """Everything one streams plan is computed from, already validated."""
-
-    group_id: str
-    generation: int
-    view: ClusterView
-    tasks: TaskSet
-    clients: tuple[ClientInput, ...]
-    config: AssignmentConfig
-    ignored_lags: tuple[str, ...] = ()
-
-
-def run(inputs: StreamsInputs) -> HAResult:
-    """Run the HA assignor (with the configured rack strategy) on validated inputs."""
-    if not inputs.clients:
-        raise AssignorError("a streams group needs at least one client")
-    states = {c.process_id: ClientState.from_input(c, c.lags) for c in inputs.clients}
-    if len(states) != len(inputs.clients):
-        raise AssignorError(
-            "two clients share a process_id; list each process once with its thread count"
-        )
-    ctx = rack_context(inputs.view, inputs.tasks, list(states.values()), inputs.config)
-    return assign(states, inputs.tasks, inputs.config, ctx)
-
-
-def with_strategy(config: AssignmentConfig, assignor: str | None) -> AssignmentConfig:
-    """``high-availability`` keeps the configured rack strategy; ``high-availability:<s>``
-    (or a bare strategy name) overrides it."""
-    if assignor is None or assignor == ASSIGNOR_NAME:
-        return config
-    strategy = assignor.removeprefix(ASSIGNOR_NAME + ":")
-    if strategy not in STRATEGIES:
-        raise AssignorError(
-            f"streams assignor {assignor!r} unknown: use {ASSIGNOR_NAME} or one of {STRATEGIES}"
-        )
-    return replace(config, rack_aware_assignment_strategy=strategy)
 
 
 def build_inputs(
