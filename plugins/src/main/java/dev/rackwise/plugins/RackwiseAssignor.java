@@ -14,6 +14,7 @@ import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.classic.ClassicLookups;
 import dev.rackwise.plugins.classic.ClassicProblem;
 import dev.rackwise.plugins.classic.RebalanceProtocols;
+import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.metrics.PluginMetrics;
 import dev.rackwise.plugins.publish.ComputedPlan;
 import dev.rackwise.plugins.transport.Settings;

@@ -17,6 +17,7 @@ import dev.rackwise.plugins.broker.BrokerListener;
 import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.TargetAssignment;
+import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.metrics.PluginMetrics;
 import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.common.Configurable;
@@ -46,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * RackAwareReplicaSelector.
  */
 public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Configurable {
-    public static final String NAME = "rackwise";
+    public static final String NAME = BrokerLookups.ASSIGNOR_NAME;
     static final String RACK_AWARE_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector";
     private static final Logger log = LoggerFactory.getLogger(RackwiseGroupAssignor.class);
     private static final AtomicBoolean CONFIGURED_ONCE = new AtomicBoolean();

@@ -28,6 +28,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.rackwise.plugins.config.AdviceConfig;
+
 /**
  * Reads the agent's advice topic on a daemon thread and holds the latest record per key as an
  * immutable {@link AdviceSnapshot} (docs/architecture.md § Advice). Reading it never blocks and

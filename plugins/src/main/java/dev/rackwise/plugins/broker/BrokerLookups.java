@@ -10,8 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
-import dev.rackwise.plugins.PluginConfig;
-import dev.rackwise.plugins.RackwiseGroupAssignor;
+import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.advice.AdviceReader;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.HeldAdvice;
@@ -35,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * for a client to start; until then assign() decides on Kafka's inputs alone.
  */
 public final class BrokerLookups {
+    /**
+     * The name the broker-side assignor registers under: brokers list it in
+     * {@code group.consumer.assignors}, clients ask for it with {@code group.remote.assignor},
+     * and the group ids looked up are those of groups using it.
+     */
+    public static final String ASSIGNOR_NAME = "rackwise";
     private static final Map<PluginConfig, CompletableFuture<BrokerLookups>> SHARED = new ConcurrentHashMap<>();
 
     private final TopicNames topicNames;
@@ -89,7 +94,7 @@ public final class BrokerLookups {
         a.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         a.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId() + "-admin");
         Admin admin = Admin.create(a);
-        AdminGroupIds groups = new AdminGroupIds(admin, RackwiseGroupAssignor.NAME, 1000, 5000,
+        AdminGroupIds groups = new AdminGroupIds(admin, ASSIGNOR_NAME, 1000, 5000,
             settings.clientId() + "-groups");
         groups.refreshSoon();
         AdminTopicNames names = new AdminTopicNames(admin);

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.rackwise.plugins.PluginConfig;
+import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.advice.AdviceReader;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.HeldAdvice;

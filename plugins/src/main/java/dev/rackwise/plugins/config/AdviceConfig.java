@@ -1,4 +1,4 @@
-package dev.rackwise.plugins.advice;
+package dev.rackwise.plugins.config;
 
 import java.util.Map;
 
@@ -42,28 +42,11 @@ public record AdviceConfig(String topic, int maxRecordBytes, long maxAgeMs, long
     public static AdviceConfig parse(Map<String, ?> configs) {
         Object t = configs.get(TOPIC);
         String topic = t == null || t.toString().isBlank() ? DEFAULT_TOPIC : t.toString().trim();
-        long bytes = number(configs, MAX_RECORD_BYTES, DEFAULT_MAX_RECORD_BYTES);
+        long bytes = ConfigNumbers.positive(configs, MAX_RECORD_BYTES, DEFAULT_MAX_RECORD_BYTES);
         if (bytes > Integer.MAX_VALUE) {
             throw new ConfigException(MAX_RECORD_BYTES, bytes, "must fit an int");
         }
-        return new AdviceConfig(topic, (int) bytes, number(configs, MAX_AGE_MS, DEFAULT_MAX_AGE_MS),
-            number(configs, POLL_MS, 1000), number(configs, RETRY_BACKOFF_MS, 1000));
-    }
-
-    private static long number(Map<String, ?> configs, String key, long dflt) {
-        Object v = configs.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        long n;
-        try {
-            n = v instanceof Number num ? num.longValue() : Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key, v, "must be a whole number");
-        }
-        if (n <= 0) {
-            throw new ConfigException(key, v, "must be positive");
-        }
-        return n;
+        return new AdviceConfig(topic, (int) bytes, ConfigNumbers.positive(configs, MAX_AGE_MS, DEFAULT_MAX_AGE_MS),
+            ConfigNumbers.positive(configs, POLL_MS, 1000), ConfigNumbers.positive(configs, RETRY_BACKOFF_MS, 1000));
     }
 }

@@ -1,8 +1,7 @@
-package dev.rackwise.plugins;
+package dev.rackwise.plugins.config;
 
 import java.util.Map;
 
-import dev.rackwise.plugins.advice.AdviceConfig;
 import dev.rackwise.plugins.transport.Settings;
 
 /**

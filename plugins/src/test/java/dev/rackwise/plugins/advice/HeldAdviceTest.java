@@ -16,6 +16,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
+import dev.rackwise.plugins.config.AdviceConfig;
+
 class HeldAdviceTest {
     private static final String TOPIC = "rackwise.advice";
     private static final AdviceConfig CONFIG = new AdviceConfig(TOPIC, 1 << 20, 60_000, 10, 1);
