@@ -66,7 +66,7 @@ $(CACHE)/jmx-exporter/.complete: $(JMX_EXPORTER_POM)
 	  -Dmdep.stripVersion=true -DoutputDirectory=$(CACHE)/jmx-exporter
 	touch $@
 
-# The JVM plug-in jar (plugins/README.md): Kafka's assignor plug-in points in front of the agent.
+# The JVM plug-in jar (plugins/README.md): rackwise's cores at Kafka's assignor plug-in points.
 # Rebuilt when a source or the pom changes; its unit tests run in `make java` (so in `make test`).
 PLUGIN_JAR := plugins/target/rackwise-plugins.jar
 plugins: $(PLUGIN_JAR)
@@ -92,10 +92,10 @@ test: setup java
 test-fast: python-deps
 	$(BIN)/python -m pytest -p no:cacheprovider -m "unit or property" $(PYTEST_ARGS)
 
-# The Kafka-release matrix (tests/compat, issue 22): every cell on a testbed of its own release,
+# The Kafka-release matrix (tests/compat): every cell on a testbed of its own release,
 # fetched on demand; writes docs/compat.md. `make test` runs only the cells marked compat_smoke.
 compat: setup java
-	RACKWISE_COMPAT_REPORT=$(CURDIR)/docs/compat.md RACKWISE_COMPAT_README=$(CURDIR)/README.md \
+	RACKWISE_COMPAT_REPORT=$(CURDIR)/docs/compat.md \
 	  RACKWISE_COMPAT_COMMAND="make compat" \
 	  $(BIN)/python -m pytest -p no:cacheprovider -m compat tests/compat $(PYTEST_ARGS)
 

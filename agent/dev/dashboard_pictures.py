@@ -1,4 +1,4 @@
-"""Pictures of the Grafana dashboard for the README, drawn from a live Prometheus.
+"""Pictures of the Grafana dashboard for docs/operating.md, drawn from a live Prometheus.
 
 Developer tooling (no Grafana needed): reads deploy/grafana/dashboards/rackwise.json, runs each
 panel's own queries over a time range with Prometheus' ``/api/v1/query_range`` and draws one

@@ -77,7 +77,7 @@ def demo_out_dir() -> Path:
 def plugin_jar() -> Path | None:
     """The JVM plug-in jar: RACKWISE_PLUGIN_JAR, else ``plugins/target/`` of a checkout (built
     by ``make plugins``). None in an installed package without the variable: the wheel ships
-    no Java build (see README, "Installing from a wheel")."""
+    no Java build (see docs/installing.md)."""
     given = _env_path("RACKWISE_PLUGIN_JAR")
     if given:
         return given

@@ -1,4 +1,4 @@
-"""``rackwise doctor``: a read-only preflight of a cluster and its groups (issue 21).
+"""``rackwise doctor``: a read-only preflight of a cluster and its groups.
 
 Two steps: :func:`gather` reads a :class:`Snapshot` (agent.doctor.gather, the only IO), and
 :func:`run_checks` turns it into :class:`Finding` s (agent.doctor.checks, pure), each with a
@@ -9,7 +9,7 @@ Finding ids (*contract*): ``broker-rack-missing``, ``broker-config-unreadable``,
 ``replica-selector-missing``, ``replica-selector-mismatch``, ``rackwise-assignor-partial``,
 ``rackwise-group-unserved``, ``client-rack-missing``, ``client-rack-unknown``,
 ``group-unreadable``, ``agent-topics-missing``, ``agent-not-running``, ``advice-stale``,
-``advice-empty``, ``follower-fetching-off``. README.md § Operating rackwise says what each
+``advice-empty``, ``follower-fetching-off``. docs/operating.md § Preflight says what each
 checks.
 """
 

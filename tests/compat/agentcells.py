@@ -1,7 +1,7 @@
 """The compat cells that need the agent or its commands, and librdkafka clients of a chosen
 confluent-kafka release (tests/compat/test_compat.py says what each cell checks).
 
-* ``follower_cell``: three ``PlanFollower`` members (classic protocol, README § Python
+* ``follower_cell``: three ``PlanFollower`` members (classic protocol, docs/plug-in-points.md § Python
   consumers) in a confluent-kafka release's own Python (clientvenv, rdkafka_driver), a real
   agent, and PlanFollower's documented fallback when the agent is away;
 * ``agent_cell``: a real agent on a broker release: ready, its topics, a planned group,

@@ -4,7 +4,7 @@ under test (tests/compat/clientvenv.py), with the checkout first on ``sys.path``
 
 Modes:
 * ``follower``: a classic-protocol member following the agent's plans
-  (``agent.member.PlanFollower.create``, the README's way), keys ``bootstrap group topic rack
+  (``agent.member.PlanFollower.create``, docs/plug-in-points.md's way), keys ``bootstrap group topic rack
   member subscriptions plans``;
 * ``kip848``: a KIP-848 member with ``group.remote.assignor=rackwise``, keys ``bootstrap group
   topic rack``.

@@ -1,5 +1,5 @@
 """The dashboard and the rules against a real Prometheus scraping a real agent and the testbed
-brokers' JMX exporters (issue 21).
+brokers' JMX exporters.
 
 Prometheus (Debian's /usr/bin/prometheus) is started here with a generated config: a 1 s scrape
 of the agent's ops port (job ``rackwise-agent``, as the rules expect) and a 2 s scrape of each
@@ -13,7 +13,7 @@ Then every query of every panel of deploy/grafana/dashboards/rackwise.json, read
 (never listed here), must return at least one series: a panel naming a metric nobody exports
 fails. Every rule of the rules file must be loaded and evaluate healthy.
 
-RACKWISE_DASHBOARD_PICTURES=<folder> also draws the README's pictures from this run
+RACKWISE_DASHBOARD_PICTURES=<folder> also draws docs/operating.md's pictures from this run
 (agent/dev/dashboard_pictures.py), after RACKWISE_DASHBOARD_PICTURES_S seconds of data (120).
 """
 
