@@ -20,7 +20,7 @@ cold start by default: no agent runs, and the group is rack-optimal from its fir
 assignment. ``--agent`` starts ``rackwise agent run`` as its own process (as in production) and
 lets it advise (``rackwise.advice``) before the groups form.
 
-The request -> plan latency mode of ISSUE 14 is gone with the consumer request/reply path it
+The request -> plan latency mode is gone with the consumer request/reply path it
 measured (``protocol/request.py``): consumer groups send no requests any more.
 
 Usage (a testbed of one's own: the CPU figures read its broker pids and logs)::

@@ -1,5 +1,5 @@
 """Bytes per member on fleets with hot partitions: rack-optimal (Python and the Java core)
-against Kafka's CooperativeStickyAssignor, on the same inputs (issue 19, item 2).
+against Kafka's CooperativeStickyAssignor, on the same inputs.
 
 Each group: ``--members`` members spread over 3 racks, ``--partitions`` partitions over 2
 topics with RF 2 (skewed towards az1), weights 1 with ``--hot`` of them 20x hotter, no

@@ -1,4 +1,4 @@
-"""Two benchmarks of issue 16 on the testbed: auditing 500 live groups, and the traffic estimator.
+"""Two benchmarks of measured traffic on the testbed: auditing 500 live groups, and the traffic estimator.
 
 ``--part audit``: 250 classic groups (one static member each) and 250 KIP-848 groups (three
 members, az1-az3) on 25 topics of 6 partitions with steady traffic (bench/groupload.py);

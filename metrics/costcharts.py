@@ -1,7 +1,7 @@
 """The report's money and bytes charts (cost_per_group.png, rack_pair_bytes.png).
 
 Plans carry bytes only once traffic has been sampled twice, and a topic nobody writes to
-reads 0 B/s: a group's latest plan may have no figure to draw (issue 21: after `make demo`
+reads 0 B/s: a group's latest plan may have no figure to draw (after `make demo`
 the cost chart once showed four $0.00 bars and said nothing). So every chart here either
 draws figures or says, in the picture, why there are none, group by group:
 

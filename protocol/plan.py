@@ -70,7 +70,7 @@ class PartitionPlan(_Strict):
         description="no replica in the member's rack (KIP-925); false when either rack is unknown"
     )
     weight: float = Field(default=1.0, ge=0, description="relative traffic of the partition")
-    # Added by issue 16 (truthful cost); null / absent in plans that predate it.
+    # Added with measured traffic and its price; null / absent in plans that predate it.
     bytes_per_s: float | None = Field(
         default=None, ge=0, description="measured bytes/s appended to the partition (agent.brokers.traffic)"
     )
@@ -222,7 +222,7 @@ class AssignmentPlan(_Strict):
         return data
 
 
-# Fields added after schema_version 1 was first published (issue 16): omitted while null.
+# Fields added after schema_version 1 was first published (measured traffic): omitted while null.
 _ADDED: dict[str, frozenset[str]] = {
     "partition": frozenset({"bytes_per_s", "source_rack", "cross_rack_bytes_per_s"}),
     "member": frozenset({"location", "rack_source", "reads_from"}),

@@ -62,7 +62,7 @@ class GroupAudit:
     undecodable_members: tuple[str, ...] = ()
     actual: AssignmentPlan | None = field(default=None, compare=False)
     best: AssignmentPlan | None = field(default=None, compare=False)
-    # what crosses racks in bytes and money (issue 16); None when traffic was not measured
+    # what crosses racks in bytes and money (docs/traffic.md); None when traffic was not measured
     read_model: str | None = None  # "nearest-replica" (follower fetching) | "leader"
     rack_unknown_members: tuple[str, ...] = ()
     rack_unknown_partitions: int = 0

@@ -1,5 +1,5 @@
 """Fleet totals of one audit: what every audited group costs together and what rackwise's
-best plans would save (issue 21 item 6; the table's total row and ``--json``'s ``summary``).
+best plans would save (the table's total row and ``--json``'s ``summary``).
 
 Money and bytes are summed over the groups whose traffic was measured; a group measured in
 partitions only (``--window 0``, a failed sample, observe mode's first round) is counted in

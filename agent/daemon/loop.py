@@ -3,7 +3,7 @@
 Shape after arroyo's StreamProcessor: poll with a short timeout; a signal only sets a flag;
 on exit drain the worker, flush and commit; an unexpected error closes everything and
 re-raises. Three helpers run beside the loop: the plan worker (agent.daemon.worker), the
-metadata poller (a thread running metadata.watch_racks) and the ops server. Partition
+metadata poller (a thread running agent.daemon.rackwatch.watch_racks) and the ops server. Partition
 loading helpers live in agent.daemon.loading, dead letters in agent.daemon.deadletter.
 
 Per owned subscriptions partition: on assignment the partition is read from the beginning
@@ -30,10 +30,9 @@ from confluent_kafka.admin import AdminClient
 from agent.brokers.traffic import TrafficEstimator
 from agent.config.settings import AgentSettings
 from agent.daemon.advice import AdvicePublisher, sample_and_advise
-from agent.daemon.deadletter import DEAD_LETTER_MAX_VALUE, write_dead_letter
+from agent.daemon.deadletter import write_dead_letter
 from agent.daemon.events import Failed, LoopEvent, Opened, Probed, Published, RackChange, TrafficSampled
 from agent.daemon.loading import (
-    EXPIRY_LAG_LIMIT,
     STALL_GRACE_S,
     STALL_S,
     LoadingState,
@@ -53,9 +52,6 @@ from agent.daemon.worker import PlanWorker
 from protocol.routing import KIND_HEADER, group_partition, header_value
 
 log = structlog.get_logger("rackwise.agent")
-
-# Re-exported: the dead-letter size limit and the expiry thresholds live beside their code.
-__all__ = ["DEAD_LETTER_MAX_VALUE", "EXPIRY_LAG_LIMIT", "STALL_GRACE_S", "STALL_S", "Agent"]
 
 
 class Agent:

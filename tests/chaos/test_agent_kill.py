@@ -1,4 +1,4 @@
-"""Part 1 of issue 9: SIGKILL the agent at random moments while members churn and replicas move.
+"""RELIABILITY.md part 1: SIGKILL the agent at random moments while members churn and replicas move.
 
 Each round: a real ``rackwise agent run`` process starts, members join, leave, crash and
 replicas move in a background thread, and at a random moment (seeded) the agent gets

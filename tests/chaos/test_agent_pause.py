@@ -1,4 +1,4 @@
-"""Part 2 of issue 9: two agents; one is paused (SIGSTOP) past its session timeout, then resumed.
+"""RELIABILITY.md part 2: two agents; one is paused (SIGSTOP) past its session timeout, then resumed.
 
 While agent A is stopped, the broker expires its consumer, agent B is given A's subscriptions
 partitions, B's ``init_transactions`` fences A's producers, and B plans A's groups (a member

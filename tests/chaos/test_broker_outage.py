@@ -1,4 +1,4 @@
-"""Part 3 of issue 9: one broker stopped for 60 s (20 s in the bounded form), then started.
+"""RELIABILITY.md part 3: one broker stopped for 60 s (20 s in the bounded form), then started.
 
 On a private testbed (the shared one is not disturbed). While the broker is down members
 join and leave: the agent must keep publishing plans for them. The broker's replicas are

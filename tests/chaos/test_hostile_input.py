@@ -1,4 +1,4 @@
-"""Part 4 of issue 9: a flood of malformed and hostile subscription records.
+"""RELIABILITY.md part 4: a flood of malformed and hostile subscription records.
 
 100,000 records (``make chaos``; 5,000 in the bounded form) of fuzzed bytes, truncated
 subscriptions, array and string lengths claiming 2^31-1 entries, records near the 1 MiB

@@ -1,4 +1,4 @@
-"""Part 5 of issue 9: the Spark metrics job killed (SIGKILL) mid-stream and restarted.
+"""RELIABILITY.md part 5: the Spark metrics job killed (SIGKILL) mid-stream and restarted.
 
 Plans keep arriving (a producer writes distinct valid plans, group x generation, a few per
 second) while ``rackwise metrics run`` streams them; at a random moment after its first

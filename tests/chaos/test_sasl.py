@@ -1,4 +1,4 @@
-"""Part 6 of issue 9: SASL/PLAIN end to end, and the password never leaks.
+"""RELIABILITY.md part 6: SASL/PLAIN end to end, and the password never leaks.
 
 On the private testbed's SASL_PLAINTEXT listener (a wrong password is refused: checked
 first). The agent gets its credentials from settings (the password only through

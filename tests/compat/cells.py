@@ -1,4 +1,4 @@
-"""The compatibility matrix (issue 22): which Kafka releases each cell runs, as data.
+"""The compatibility matrix: which Kafka releases each cell runs, as data.
 
 A cell is one kind of client on one broker release, each on a 3-rack testbed of that
 release (agent/dev/testbed.py with ``kafka_version=``). Cells marked ``smoke`` also run in

@@ -1,4 +1,4 @@
-"""Works where users run Kafka (issue 22): short live checks on real processes, one cell per
+"""Works where users run Kafka: short live checks on real processes, one cell per
 client kind and Kafka release, each on a 3-rack testbed of the broker release (cells.py).
 
 For a consumer-group cell (the broker plug-in with KIP-848 clients, the classic plug-in with

@@ -1,4 +1,4 @@
-"""A live Streams-style group planned by the agent with real lags (issue 13, item 2).
+"""A live Streams-style group planned by the agent with real lags.
 
 The agent reads the changelogs' end offsets itself, so a client that joins with no state lags
 by the whole changelog: it gets warm-up replicas, not actives, and the plan asks for a probing

@@ -128,7 +128,7 @@ def test_cooperative_sticky_identical_to_java_when_uniform(
 def test_cooperative_sticky_general_path_identical(
     results: tuple[list[dict[str, Any]], list[dict[str, Any]]],
 ) -> None:
-    """Mixed subscriptions (general builder): not required by the issue, but identical so far."""
+    """Mixed subscriptions (general builder): not required, but identical so far."""
     docs, rows = results
     same = total = 0
     for row in rows:

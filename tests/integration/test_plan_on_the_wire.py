@@ -1,4 +1,4 @@
-"""What a plan promises holds on the wire (issue 14, item 1): librdkafka's own statistics.
+"""What a plan promises holds on the wire: librdkafka's own statistics.
 
 Three PlanFollower members in az1, az2, az3 on a topic whose replicas sit in az1 and az2
 only. The members are built with ``PlanFollower.create`` (``client.rack`` = the member's

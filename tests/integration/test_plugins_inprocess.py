@@ -1,4 +1,4 @@
-"""Kafka's plug-ins decide in-process, on the real testbed, with no agent anywhere (issue 20).
+"""Kafka's plug-ins decide in-process, on the real testbed, with no agent anywhere.
 
 Real brokers (they load ``RackwiseGroupAssignor``, agent/dev/testbed.py) and real clients:
 confluent-kafka and Java consumers on the KIP-848 protocol (``group.remote.assignor=rackwise``)

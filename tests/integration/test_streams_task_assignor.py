@@ -1,4 +1,4 @@
-"""A real Kafka Streams application on rackwise's KIP-924 task assignor (issue 15), on the testbed.
+"""A real Kafka Streams application on rackwise's KIP-924 task assignor, on the testbed.
 
 Three TaskApp processes (tests/java/streams-app: a stateful count with a changelog plus a
 stateless copy; 1 standby; min_traffic; client.rack az1..az3) run with

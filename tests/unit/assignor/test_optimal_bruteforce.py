@@ -63,7 +63,7 @@ def test_python_reaches_the_brute_force_optimum() -> None:
 
 
 def test_hot_partitions_spread_inside_one_rack() -> None:
-    """The pile-up of the issue: one pool, hot partitions adjacent in (topic, partition)."""
+    """The pile-up: one pool, hot partitions adjacent in (topic, partition)."""
     from assignor.cluster import ClusterView
     from assignor.model import Member
 

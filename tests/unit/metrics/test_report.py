@@ -167,7 +167,7 @@ def test_tables_of_an_older_job_still_render(metrics_dir: Path, tmp_path: Path) 
     assert "$" not in page.read_text().split("<tbody>")[1].split("</tbody>")[0]
 
 
-# --- every chart draws figures or says in the picture why not (issue 21, item 4) ----------
+# --- every chart draws figures or says in the picture why not ----------
 
 def _money(bytes_per_s: float, cross: float, best: float, worst: float | None = None,
            rack_unknown: int = 0) -> dict:  # type: ignore[type-arg]
