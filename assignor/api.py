@@ -43,6 +43,7 @@ from assignor.inputs import (
 from assignor.model import Group
 from assignor.registry import uses_weights
 from assignor.summary import annotate
+from assignor.withholding import withhold_owned
 from protocol.plan import PLAN_REASONS, AssignmentPlan, PlanReason, WithheldPartition
 
 __all__ = [
@@ -125,32 +126,32 @@ def next_generation(round_: Round, member_generations: Iterable[int] = ()) -> in
 def enforce_withholding(
     plan: AssignmentPlan, owned: Mapping[str, Iterable[TopicPartition]]
 ) -> AssignmentPlan:
-    """Move every partition still owned by another member into ``withheld``.
+    """Move every partition still owned by another member into ``withheld``
+    (assignor.withholding's rule, on a plan).
 
     Example: c1 owns t-0, the assignor gives t-0 to c2 ->
     ``withheld=[{topic: t, partition: 0, owner: c1, target: c2}]`` and c2's list omits t-0.
     """
-    owners: dict[tuple[str, int], list[str]] = {}
-    for member_id, parts in owned.items():
-        for tp in parts:
-            owners.setdefault((tp.topic, tp.partition), []).append(member_id)
+    target = {
+        mp.member_id: [TopicPartition(pp.topic, pp.partition) for pp in mp.partitions]
+        for mp in plan.members
+    }
+    _, moved = withhold_owned(target, owned)
+    if not moved:
+        return plan
+    gone = {(w.target, w.partition) for w in moved}
     withheld = {(w.topic, w.partition): w for w in plan.withheld}
+    for w in moved:
+        withheld[(w.partition.topic, w.partition.partition)] = WithheldPartition(
+            topic=w.partition.topic, partition=w.partition.partition, owner=w.owner, target=w.target
+        )
     members = []
     for mp in plan.members:
-        keep = []
-        for pp in mp.partitions:
-            others = sorted(o for o in owners.get((pp.topic, pp.partition), ()) if o != mp.member_id)
-            if others:
-                withheld[(pp.topic, pp.partition)] = WithheldPartition(
-                    topic=pp.topic, partition=pp.partition, owner=others[0], target=mp.member_id
-                )
-            else:
-                keep.append(pp)
+        keep = [pp for pp in mp.partitions
+                if (mp.member_id, TopicPartition(pp.topic, pp.partition)) not in gone]
         members.append(
             mp if len(keep) == len(mp.partitions) else mp.model_copy(update={"partitions": keep})
         )
-    if len(withheld) == len(plan.withheld) and members == plan.members:
-        return plan
     return plan.model_copy(
         update={"members": members, "withheld": [withheld[k] for k in sorted(withheld)]}
     )

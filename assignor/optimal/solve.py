@@ -14,6 +14,7 @@ from assignor.optimal.balance import Band, band, member_arcs
 from assignor.optimal.decode import Pool, hand_out, spread
 from assignor.optimal.flow import FlowNetwork
 from assignor.ownership import previous_owners
+from assignor.withholding import withhold_owned
 
 SCALE = 1000
 _INT_LIMIT = 2**62
@@ -250,19 +251,7 @@ def assign_rack_optimal(group: Group, config: OptimalConfig | None = None) -> Re
     target, _ = solve(pb)
     withheld: list[Withheld] = []
     if cfg.cooperative:
-        reporters: dict[TopicPartition, list[str]] = {}
-        for m in group.members:
-            for tp in m.owned:
-                reporters.setdefault(tp, []).append(m.member_id)
-        for member in sorted(target):
-            keep = []
-            for tp in target[member]:
-                others = sorted(o for o in reporters.get(tp, []) if o != member)
-                if others:
-                    withheld.append(Withheld(partition=tp, owner=others[0], target=member))
-                else:
-                    keep.append(tp)
-            target[member] = keep
+        target, withheld = withhold_owned(target, {m.member_id: m.owned for m in group.members})
     config_doc = {
         "traffic_cost": cfg.traffic_cost,
         "non_overlap_cost": cfg.non_overlap_cost,
