@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from confluent_kafka import Consumer, Producer  # noqa: E402
 from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
 
+from agent.dev.isolated import isolated_agent_config  # noqa: E402
 from protocol.consumer import encode_subscription, java_subscription  # noqa: E402
 from protocol.plan import AssignmentPlan  # noqa: E402
 from protocol.routing import KIND_HEADER, group_partition, member_key  # noqa: E402
@@ -86,22 +87,16 @@ def main() -> int:
     for f in admin.create_topics(new, operation_timeout=30).values():
         f.result(40)
 
-    cfg = {
-        "bootstrap": args.bootstrap,
-        "instance_id": prefix,
-        "transactional_id_prefix": prefix,
-        "topics": {
-            "subscriptions": f"{prefix}.subscriptions",
-            "plans": f"{prefix}.plans",
-            "control": f"{prefix}.control",
-            "deadletter": f"{prefix}.deadletter",
-            "partitions": 6,
-        },
-        "input": {"group_id": f"{prefix}-agents", "session_timeout_ms": 30000},
-        "metadata": {"interval_s": 30, "debounce_s": 60},
-        "ops": {"port": 0},
-        "log": {"level": "WARNING", "format": "json"},
-    }
+    cfg = isolated_agent_config(
+        args.bootstrap, prefix, partitions=6,
+        instance_id=prefix,
+        transactional_id_prefix=prefix,
+        advice={"topics": ["*"]},  # the agent's default: measure and advise every topic
+        input={"session_timeout_ms": 30000},
+        metadata={"interval_s": 30, "debounce_s": 60},
+        ops={"port": 0},
+        log={"level": "WARNING", "format": "json"},
+    )
     tmp = Path(tempfile.mkdtemp(prefix="bench-agent-"))
     (tmp / "agent.json").write_text(json.dumps(cfg))
     log = open(tmp / "agent.log", "wb")  # noqa: SIM115

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config.settings import AgentSettings, load_settings
+from agent.dev.isolated import isolated_agent_config, merged
 from protocol.plan import AssignmentPlan
 from tests.support.agent import MemberLoop
 
@@ -36,34 +37,19 @@ def scale(bounded: int, full: int) -> int:
 
 
 def agent_config(bootstrap: str, prefix: str, **overrides: Any) -> dict[str, Any]:
-    """Settings of an isolated agent (own topics, group, transactional ids) as plain data."""
-    doc: dict[str, Any] = {
-        "bootstrap": bootstrap,
-        "transactional_id_prefix": f"{prefix}-agent",
-        "topics": {
-            "subscriptions": f"{prefix}.subscriptions",
-            "plans": f"{prefix}.plans",
-            "control": f"{prefix}.control",
-            "deadletter": f"{prefix}.deadletter",
-            "advice": f"{prefix}.advice",
-            "partitions": 3,
-        },
-        "advice": {"topics": []},  # only the topics the agents plan (the cluster is shared)
+    """Settings of an isolated agent (agent.dev.isolated) as plain data."""
+    doc = isolated_agent_config(
+        bootstrap, prefix,
         # Members are expired after 20 s; the agents' own Kafka consumer session (through
         # the kafka pass-through) must be well below it, or a crashed agent keeps its
         # subscriptions partitions for librdkafka's default 45 s.
-        "input": {"group_id": f"{prefix}-agents", "session_timeout_ms": 20_000},
-        "kafka": {"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"},
-        "metadata": {"interval_s": 2.0, "debounce_s": 3.0},
-        "ops": {"port": 0},
-        "log": {"level": "INFO", "format": "json"},
-    }
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(doc.get(key), dict):
-            doc[key] = {**doc[key], **value}
-        else:
-            doc[key] = value
-    return doc
+        input={"session_timeout_ms": 20_000},
+        kafka={"session.timeout.ms": "6000", "heartbeat.interval.ms": "1000"},
+        metadata={"interval_s": 2.0, "debounce_s": 3.0},
+        ops={"port": 0},
+        log={"level": "INFO", "format": "json"},
+    )
+    return merged(doc, overrides)
 
 
 def settings_of(doc: dict[str, Any]) -> AgentSettings:

@@ -18,36 +18,21 @@ from confluent_kafka import Consumer, KafkaError
 
 from agent.config.settings import AgentSettings, load_settings
 from agent.daemon.loop import Agent
+from agent.dev.isolated import isolated_agent_config, merged
 from agent.member import PlanFollower
 
 
 def isolated_settings(bootstrap: str, prefix: str, **overrides: Any) -> AgentSettings:
-    base = {
-        "bootstrap": bootstrap,
-        "instance_id": f"{prefix}-{uuid.uuid4().hex[:6]}",
-        "transactional_id_prefix": f"{prefix}-agent",
-        "topics": {
-            "subscriptions": f"{prefix}.subscriptions",
-            "plans": f"{prefix}.plans",
-            "control": f"{prefix}.control",
-            "deadletter": f"{prefix}.deadletter",
-            "requests": f"{prefix}.requests",
-            "advice": f"{prefix}.advice",
-            "partitions": 3,
-        },
-        # advise only the topics the agent plans: measuring every topic of the shared testbed
-        # every 2 s would load it for nothing (tests/integration/test_agent_advice.py opts in)
-        "advice": {"topics": []},
-        "input": {"group_id": f"{prefix}-agents", "session_timeout_ms": 10_000},
-        "metadata": {"interval_s": 2.0, "debounce_s": 3.0},
-        "ops": {"port": 0},
-    }
-    for key, value in overrides.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            base[key] = {**base[key], **value}
-        else:
-            base[key] = value
-    return load_settings(None, **base)
+    """An agent of its own on the shared testbed (agent.dev.isolated), quick to react."""
+    doc = isolated_agent_config(
+        bootstrap, prefix,
+        instance_id=f"{prefix}-{uuid.uuid4().hex[:6]}",
+        input={"session_timeout_ms": 10_000},
+        metadata={"interval_s": 2.0, "debounce_s": 3.0},
+        ops={"port": 0},
+    )
+    # tests/integration/test_agent_advice.py opts in to advising more topics
+    return load_settings(None, **merged(doc, overrides))
 
 
 class AgentThread:

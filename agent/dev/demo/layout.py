@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent.dev.isolated import tagged_names, tagged_topics
+
 PARTITIONS = 6
 MOVED_PARTITIONS = (0, 1)
 CONSUMER_GROUP = "demo-orders"
@@ -53,9 +55,7 @@ class Names:
         base = {
             "orders": "demo.orders", "clicks": "demo.clicks",
             "payments": "demo.payments", "views": "demo.views",
-            "subscriptions": "rackwise.subscriptions", "plans": "rackwise.plans",
-            "control": "rackwise.control", "deadletter": "rackwise.deadletter",
-            "requests": "rackwise.requests", "advice": "rackwise.advice",
+            **tagged_names(""),
             "metrics": "rackwise.crt-metrics", "agents": "rackwise-agent",
             "consumer_group": CONSUMER_GROUP, "streams_group": STREAMS_GROUP,
             "java_group": JAVA_GROUP, "kip848_group": KIP848_GROUP,
@@ -70,9 +70,7 @@ def agent_settings(n: Names) -> dict[str, Any]:
     return {
         "instance_id": f"demo-agent{n.tag}",
         "transactional_id_prefix": f"rackwise-demo{n.tag}",
-        "topics": {"subscriptions": n.subscriptions, "plans": n.plans, "control": n.control,
-                   "deadletter": n.deadletter, "requests": n.requests, "advice": n.advice,
-                   "partitions": 3},
+        "topics": tagged_topics(n.tag),
         # the demo's own topics only: a cluster that was already up may hold many others
         "advice": {"topics": [f"demo.*{n.tag}"]},
         "input": {"group_id": n.agents, "session_timeout_ms": 10_000},
