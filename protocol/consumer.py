@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, decode_guard
 from protocol.schema import (
     INT32,
     NULLABLE_BYTES,
@@ -98,10 +98,6 @@ ASSIGNMENT = StructType("ConsumerProtocolAssignment", Assignment, [
     Field("user_data", NULLABLE_BYTES, "0+", "assignor-specific; null is ff ff ff ff"),
 ])
 
-# Anything a bug in a reader could raise on hostile input is still reported as ProtocolError.
-_UNEXPECTED = (struct.error, UnicodeError, ValueError, IndexError, KeyError, TypeError,
-               OverflowError, MemoryError, RecursionError)
-
 
 def _read_header(r: Reader, what: str) -> int:
     version = r.int16()
@@ -110,31 +106,23 @@ def _read_header(r: Reader, what: str) -> int:
     return version
 
 
+@decode_guard("ConsumerProtocolSubscription")
 def decode_subscription(data: bytes) -> Subscription:
     """Parse JoinGroup metadata; any malformed input raises ProtocolError."""
-    try:
-        r = Reader(data)
-        version = _read_header(r, "ConsumerProtocolSubscription")
-        return SUBSCRIPTION.decode_body(r, min(version, HIGHEST_VERSION), version=version)
-    except ProtocolError:
-        raise
-    except _UNEXPECTED as exc:
-        raise ProtocolError(f"ConsumerProtocolSubscription: malformed input ({exc})") from None
+    r = Reader(data)
+    version = _read_header(r, "ConsumerProtocolSubscription")
+    return SUBSCRIPTION.decode_body(r, min(version, HIGHEST_VERSION), version=version)
 
 
+@decode_guard("ConsumerProtocolAssignment")
 def decode_assignment(data: bytes) -> Assignment:
     """Parse a SyncGroup assignment; any malformed input raises ProtocolError.
 
     Like Java (not librdkafka) an empty buffer is an error: it has no version.
     """
-    try:
-        r = Reader(data)
-        version = _read_header(r, "ConsumerProtocolAssignment")
-        return ASSIGNMENT.decode_body(r, min(version, HIGHEST_VERSION), version=version)
-    except ProtocolError:
-        raise
-    except _UNEXPECTED as exc:
-        raise ProtocolError(f"ConsumerProtocolAssignment: malformed input ({exc})") from None
+    r = Reader(data)
+    version = _read_header(r, "ConsumerProtocolAssignment")
+    return ASSIGNMENT.decode_body(r, min(version, HIGHEST_VERSION), version=version)
 
 
 def _encode(schema: StructType[Any], value: object, version: int) -> bytes:

@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, decode_guard
 from protocol.schema import (
     BYTES,
     INT8,
@@ -194,9 +194,6 @@ SUBSCRIPTION_INFO = StructType("SubscriptionInfo", SubscriptionInfo, [
     Field("client_tags", ArrayOf(CLIENT_TAG), "11+", "KIP-708 client.tag.*"),
 ])
 
-_UNEXPECTED = (struct.error, UnicodeError, ValueError, IndexError, KeyError, TypeError,
-               OverflowError, MemoryError, RecursionError)
-
 
 def _validate(info: SubscriptionInfo) -> None:
     v, latest = info.version, info.latest_supported_version
@@ -207,27 +204,23 @@ def _validate(info: SubscriptionInfo) -> None:
             f"SubscriptionInfo: version {v} not within 1..{latest} (latest supported)")
 
 
+@decode_guard("SubscriptionInfo")
 def decode_subscription_info(data: bytes, exact: bool = False) -> SubscriptionInfo:
     """Parse Streams' SubscriptionInfo; ``exact`` also rejects trailing bytes (Java ignores
     them; used to tell Streams user data from other assignors')."""
-    try:
-        r = Reader(data)
-        version = r.int32()
-        if version < 1:
-            raise ProtocolError(f"SubscriptionInfo: unknown version {version}")
-        if version > LATEST_SUPPORTED_VERSION:
-            info = SubscriptionInfo(version=version, latest_supported_version=r.int32())
-        else:
-            r.pos = 0
-            info = SUBSCRIPTION_INFO.decode_body(r, version)
-        _validate(info)
-        if exact and r.remaining:
-            raise ProtocolError(f"SubscriptionInfo: {r.remaining} bytes after the message")
-        return info
-    except ProtocolError:
-        raise
-    except _UNEXPECTED as exc:
-        raise ProtocolError(f"SubscriptionInfo: malformed input ({exc})") from None
+    r = Reader(data)
+    version = r.int32()
+    if version < 1:
+        raise ProtocolError(f"SubscriptionInfo: unknown version {version}")
+    if version > LATEST_SUPPORTED_VERSION:
+        info = SubscriptionInfo(version=version, latest_supported_version=r.int32())
+    else:
+        r.pos = 0
+        info = SUBSCRIPTION_INFO.decode_body(r, version)
+    _validate(info)
+    if exact and r.remaining:
+        raise ProtocolError(f"SubscriptionInfo: {r.remaining} bytes after the message")
+    return info
 
 
 def encode_subscription_info(info: SubscriptionInfo) -> bytes:

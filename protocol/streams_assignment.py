@@ -30,7 +30,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, decode_guard
 from protocol.schema import INT32, INT64, JAVA_UTF, UTF16_CHARS, ArrayOf, Field, StructType
 from protocol.streams import LATEST_SUPPORTED_VERSION, UNKNOWN, TaskId
 from protocol.wire import Reader
@@ -183,30 +183,23 @@ ASSIGNMENT_INFO = StructType("AssignmentInfo", AssignmentInfo, [
     Field("next_rebalance_ms", INT64, "7+", "KIP-441 probing rebalance time"),
 ])
 
-_UNEXPECTED = (struct.error, UnicodeError, ValueError, IndexError, KeyError, TypeError,
-               OverflowError, MemoryError, RecursionError)
 
-
+@decode_guard("AssignmentInfo")
 def decode_assignment_info(data: bytes, exact: bool = False) -> AssignmentInfo:
     """Parse Streams' AssignmentInfo (versions 1-11; others are an error, as in Java).
 
     Topic indices must be in the dictionary (Java would make a null-topic partition)."""
-    try:
-        r = Reader(data)
-        version = r.int32()
-        if not 1 <= version <= LATEST_SUPPORTED_VERSION:
-            raise ProtocolError(f"AssignmentInfo: unknown version {version}")
-        r.pos = 0
-        info: AssignmentInfo = ASSIGNMENT_INFO.decode_body(r, version)
-        info.partitions_by_host_map()
-        info.standby_partitions_by_host_map()
-        if exact and r.remaining:
-            raise ProtocolError(f"AssignmentInfo: {r.remaining} bytes after the message")
-        return info
-    except ProtocolError:
-        raise
-    except _UNEXPECTED as exc:
-        raise ProtocolError(f"AssignmentInfo: malformed input ({exc})") from None
+    r = Reader(data)
+    version = r.int32()
+    if not 1 <= version <= LATEST_SUPPORTED_VERSION:
+        raise ProtocolError(f"AssignmentInfo: unknown version {version}")
+    r.pos = 0
+    info: AssignmentInfo = ASSIGNMENT_INFO.decode_body(r, version)
+    info.partitions_by_host_map()
+    info.standby_partitions_by_host_map()
+    if exact and r.remaining:
+        raise ProtocolError(f"AssignmentInfo: {r.remaining} bytes after the message")
+    return info
 
 
 def encode_assignment_info(info: AssignmentInfo) -> bytes:

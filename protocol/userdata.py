@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass, field
 
 from protocol.consumer import TOPIC_PARTITION, TopicPartitions
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, decode_guard
 from protocol.schema import INT32, ArrayOf, Field, StructType
 from protocol.wire import Reader
 
@@ -46,20 +46,17 @@ COOPERATIVE_STICKY_USER_DATA = StructType(
 )
 
 
+@decode_guard("sticky user data")
 def decode_sticky_user_data(data: bytes) -> StickyUserData:
     """V1 if it parses, else V0 (as Java); ProtocolError if neither does."""
     try:
         return STICKY_USER_DATA.decode_body(Reader(data), 1)
     except ProtocolError:
         pass
-    except (struct.error, UnicodeError, ValueError, IndexError, TypeError) as exc:
-        raise ProtocolError(f"sticky user data: malformed input ({exc})") from None
     try:
         return STICKY_USER_DATA.decode_body(Reader(data), 0)
     except ProtocolError as exc:
         raise ProtocolError(f"sticky user data: neither V1 nor V0 ({exc})") from None
-    except (struct.error, UnicodeError, ValueError, IndexError, TypeError) as exc:
-        raise ProtocolError(f"sticky user data: malformed input ({exc})") from None
 
 
 def encode_sticky_user_data(data: StickyUserData) -> bytes:
@@ -72,13 +69,9 @@ def encode_sticky_user_data(data: StickyUserData) -> bytes:
     return bytes(out)
 
 
+@decode_guard("cooperative-sticky user data")
 def decode_cooperative_sticky_user_data(data: bytes) -> CooperativeStickyUserData:
-    try:
-        return COOPERATIVE_STICKY_USER_DATA.decode_body(Reader(data), 0)
-    except ProtocolError:
-        raise
-    except (struct.error, ValueError, IndexError, TypeError) as exc:
-        raise ProtocolError(f"cooperative-sticky user data: malformed input ({exc})") from None
+    return COOPERATIVE_STICKY_USER_DATA.decode_body(Reader(data), 0)
 
 
 def encode_cooperative_sticky_user_data(data: CooperativeStickyUserData) -> bytes:
