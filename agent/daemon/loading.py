@@ -3,7 +3,7 @@
 On assignment a partition is read from the beginning while the plan worker recovers its
 last plans; once both are done the partition is *ready*. These helpers hold the pieces of
 that bookkeeping that need no agent state: the agent's poll loop calls them and keeps
-owning ``_loading``, ``_ready`` and ``_dirty`` itself.
+owning ``_loading`` and ``_ready`` itself (dirty groups are agent.daemon.schedule's).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import structlog
@@ -45,7 +45,8 @@ from agent.daemon.ops import Metrics, OpsServer
 from agent.daemon.planning import PlanJob, cross_rack_count, planned_topics, take_job
 from agent.daemon.rackwatch import RackWatch, watch_racks
 from agent.daemon.requests import RequestService
-from agent.daemon.state import GroupState, GroupTable, InputRejected, awaiting_release, may_hold
+from agent.daemon.schedule import Scheduler
+from agent.daemon.state import GroupState, GroupTable, InputRejected
 from agent.daemon.topics import ensure_topics, partition_counts
 from agent.daemon.trafficprobe import TrafficProber, TrafficReplans
 from agent.daemon.worker import PlanWorker
@@ -65,8 +66,6 @@ class Agent:
         self._events: queue.Queue[LoopEvent] = queue.Queue()
         self._loading: dict[int, LoadingState] = {}
         self._ready: set[int] = set()
-        self._dirty: set[str] = set()
-        self._followups: dict[str, float] = {}
         self._watched: frozenset[str] = frozenset()
         self._last_loop = time.monotonic()
         self._expiry_grace_until = 0.0
@@ -82,6 +81,11 @@ class Agent:
         self.prober = TrafficProber(s, self.watch, self.traffic, self._events.put)
         self.replans = TrafficReplans(s, self.prober,
                                       lambda outcome: self.metrics.traffic_probes.labels(outcome).inc())
+        self.scheduler = Scheduler(
+            self.table, self._ready, s.planner.coalesce_ms / 1000, self._topics,
+            traffic_replans=self.replans.schedule,
+            counted=lambda reason: self.metrics.triggers.labels(reason).inc(),
+        )
         self.dlq = Producer(s.client_config(**{"enable.idempotence": True, "linger.ms": 20}))
         self.advice = (
             AdvicePublisher(s, Producer(s.client_config(**{"enable.idempotence": True,
@@ -240,7 +244,7 @@ class Agent:
                 waits.append(self.worker.close(p))
         for done in waits:
             done.wait(15)
-        self._dirty = {g for g in self._dirty if g in self.table.groups}
+        self.scheduler.forget_dropped()
         self.metrics.assigned_partitions.dec(len(partitions))
         log.info("subscriptions partitions revoked", partitions=[tp.partition for tp in partitions])
 
@@ -279,7 +283,7 @@ class Agent:
         if loading:
             self._loaded_through(p, msg.offset())
         elif change is not None and change.reason:
-            self._trigger(change.group_id, change.reason, dict(change.detail))
+            self.scheduler.trigger(change.group_id, change.reason, dict(change.detail))
 
     def _loaded_through(self, p: int, offset: int) -> None:
         """Loading ends at the end offset seen on assignment, not only on PARTITION_EOF:
@@ -292,14 +296,6 @@ class Agent:
         if offset + 1 >= state.end:
             state.eof = True
             self._maybe_ready(p)
-
-    def _trigger(self, group_id: str, reason: str, detail: dict[str, Any] | None = None) -> None:
-        group = self.table.groups.get(group_id)
-        if group is None:
-            return
-        group.mark(reason, time.monotonic(), {"reason": reason, **(detail or {})})
-        self._dirty.add(group_id)
-        self.metrics.triggers.labels(reason).inc()
 
     def _dead_letter(self, msg: Any, reason: str, detail: str) -> None:
         write_dead_letter(
@@ -328,7 +324,7 @@ class Agent:
         )
         if self.requests is not None:
             self.requests.open(p, state.plans)
-        self._dirty.update(dirty)
+        self.scheduler.mark_dirty(dirty)
         log.info(
             "partition ready",
             partition=p,
@@ -378,51 +374,21 @@ class Agent:
             cross_rack=plan.summary.cross_rack_partitions,
             latency_ms=round(latency * 1000, 1),
         )
-        group = self.table.groups.get(job.group_id)
-        if group is None or group.partition not in self._ready:
-            return
-        group.in_flight = None
-        group.last_plan = plan
-        group.last_generation = max(group.last_generation, plan.generation)
-        # A plan with warm-ups asks for a probing follow-up (KIP-441): the scheduler makes it.
-        if plan.followup_ms is not None:
-            self._followups[job.group_id] = time.monotonic() + plan.followup_ms / 1000
-        else:
-            self._followups.pop(job.group_id, None)
-        # An owner may have released a withheld partition while this plan was being made.
-        released = [
-            f"{w.topic}-{w.partition}"
-            for w in plan.withheld
-            if w.owner not in group.members
-            or (w.topic, w.partition) not in may_hold(group.members[w.owner], plan)
-        ]
-        if released:
-            self._trigger(job.group_id, "followup", {"released": released})
+        self.scheduler.published(job.group_id, plan)
 
     def _failed(self, event: Failed) -> None:
         job = event.job
         if self.requests is not None and job.request is not None:
             self.requests.failed(job)
             return
-        group = self.table.groups.get(job.group_id)
-        if group is None:
-            return
-        group.in_flight = None
-        group.last_generation = max(group.last_generation, job.generation)  # never reuse it
-        if event.retry and group.partition in self._ready:
-            for change in job.changes:
-                group.changes.append(dict(change))
-            group.expired.extend(job.expired)
-            group.mark(job.reason, time.monotonic())
-            self._dirty.add(job.group_id)
+        self.scheduler.failed(job.group_id, job.generation, job.reason, job.changes, job.expired,
+                              event.retry)
 
     def _rack_change(self, change: RackChange) -> None:
         detail = change.as_detail()
         log.info("leaders moved" if change.kind == "leaders-changed" else "replica racks changed",
                  **detail)
-        for gid in rack_change_targets(change, self.table.groups, self._ready, self._topics,
-                                       self.traffic.follower_fetching()):
-            self._trigger(gid, change.kind, detail)
+        self.scheduler.rack_change(change, self.traffic.follower_fetching())
 
     def _expire(self) -> None:
         timeout = self.settings.input.session_timeout_ms / 1000
@@ -432,40 +398,16 @@ class Agent:
         # heartbeat may be further on, and expiring it would publish a tombstone for a live
         # member (the chaos suite saw the next agent then hand its partitions over).
         skip |= set(self._loading)
-        for gid, mid in self.table.expire(time.time(), timeout, skip):
-            group = self.table.groups[gid]
-            group.expired.append(mid)
+        for gid, mid in self.scheduler.expire(time.time(), timeout, skip):
             log.info("member expired", group=gid, member=mid)
-            if group.partition in self._ready:
-                self._trigger(gid, "member-expired", {"member": mid})
 
     def _behind(self) -> set[int]:
         return behind(self.consumer, self.settings.topics.subscriptions, self._ready)
 
     def _schedule(self, now: float) -> None:
-        """The one place re-plans are decided: due probing follow-ups, traffic re-plans whose
-        saving held (agent.daemon.trafficprobe), then dirty groups once their changes have
-        coalesced and no plan of theirs is in flight."""
-        for gid in sorted(g for g, due in self._followups.items() if due <= now):
-            del self._followups[gid]
-            self._trigger(gid, "followup", {"probing": True})
-        for gid, detail in self.replans.schedule(now, self.table.groups, self._ready,
-                                                 self._followups):
-            self._trigger(gid, "traffic-changed", detail)
-        if not self._dirty:
-            return
-        coalesce = self.settings.planner.coalesce_ms / 1000
-        for gid in sorted(self._dirty):
-            group = self.table.groups.get(gid)
-            if group is None or group.partition not in self._ready:
-                self._dirty.discard(gid)
-                continue
-            if group.in_flight is not None or group.dirty_since is None:
-                continue
-            if now - group.dirty_since < coalesce or group.dirty == {"followup"} and awaiting_release(group):
-                continue
-            self._dirty.discard(gid)
-            self.worker.submit(self._job(group))
+        """Submit what the scheduler (agent.daemon.schedule) says is due."""
+        for job in self.scheduler.due(now, self._job):
+            self.worker.submit(job)
 
     def _topics(self, group: GroupState) -> tuple[str, ...]:
         return planned_topics(group.group_id, group.kind, group.topics(), self.settings.planner)
@@ -506,25 +448,3 @@ class Agent:
             "loading_partitions": sorted(self._loading),
             "serving_requests": self.requests.partitions() if self.requests else [],
         }
-
-
-def rack_change_targets(
-    change: RackChange,
-    groups: Mapping[str, GroupState],
-    ready: Collection[int],
-    topics_of: Callable[[GroupState], Iterable[str]],
-    follower_fetching: bool | None,
-) -> list[str]:
-    """The groups a debounced change re-plans: every ready group planning the topic, and for
-    a leader move only those where some member reads from leaders (it has no rack, or the
-    brokers do not fetch from followers; assumed they do until sampled)."""
-    out = []
-    for gid in sorted(groups):
-        group = groups[gid]
-        if group.partition not in ready or change.topic not in topics_of(group):
-            continue
-        if change.kind == "leaders-changed" and follower_fetching is not False \
-                and all(m.rack for m in group.members.values()):
-            continue  # every member reads from a replica in its own rack
-        out.append(gid)
-    return out
