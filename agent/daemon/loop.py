@@ -381,7 +381,7 @@ class Agent:
         if self.requests is not None and job.request is not None:
             self.requests.failed(job)
             return
-        self.scheduler.failed(job.group_id, job.generation, job.reason, job.changes, job.expired,
+        self.scheduler.failed(job.group_id, job.generation, job.triggers, job.changes, job.expired,
                               event.retry)
 
     def _rack_change(self, change: RackChange) -> None:

@@ -123,10 +123,11 @@ class Scheduler:
         if released:
             self.trigger(group_id, "followup", {"released": released})
 
-    def failed(self, group_id: str, generation: int, reason: str, changes: Iterable[Mapping[str, object]],
-               expired: Iterable[str], retry: bool) -> None:
+    def failed(self, group_id: str, generation: int, triggers: Iterable[str],
+               changes: Iterable[Mapping[str, object]], expired: Iterable[str], retry: bool) -> None:
         """A plan could not be made or published: its generation is never reused, and on a
-        retryable failure the group is dirty again with what the job carried."""
+        retryable failure the group is dirty again with every trigger the job carried, so the
+        seam decides the retry's reason from the same triggers."""
         group = self.table.groups.get(group_id)
         if group is None:
             return
@@ -135,7 +136,8 @@ class Scheduler:
         if retry and group.partition in self.ready:
             group.changes.extend(dict(c) for c in changes)
             group.expired.extend(expired)
-            group.mark(reason, self.clock())
+            for reason in tuple(triggers) or ("initial",):
+                group.mark(reason, self.clock())
             self.dirty.add(group_id)
 
     def rack_change(self, change: RackChange, follower_fetching: bool | None) -> list[str]:

@@ -90,11 +90,12 @@ def test_a_failed_plan_never_reuses_its_generation_and_retries() -> None:
     table.apply(0, b"g/c1", sub(["a"]), "consumer", 1.0)
     s = scheduler(table, {0}, clock)
     table.groups["g"].in_flight = 7
-    s.failed("g", 7, "member-joined", [{"reason": "member-joined"}], ["c0"], retry=True)
+    s.failed("g", 7, ("member-joined", "followup"), [{"reason": "member-joined"}], ["c0"],
+             retry=True)
     g = table.groups["g"]
     assert g.in_flight is None and g.last_generation == 7 and g.expired == ["c0"]
-    assert due(s, 100.3) == [("g", ("member-joined",))]
-    s.failed("g", 8, "member-joined", [], [], retry=False)
+    assert due(s, 100.3) == [("g", ("followup", "member-joined"))]
+    s.failed("g", 8, ("member-joined",), [], [], retry=False)
     assert g.last_generation == 8 and due(s, 200.0) == []
 
 
