@@ -11,7 +11,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
 import dev.rackwise.plugins.PluginConfig;
-import dev.rackwise.plugins.RackwiseGroupAssignor;
 import dev.rackwise.plugins.advice.AdviceReader;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.HeldAdvice;
@@ -36,6 +35,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class BrokerLookups {
     private static final Map<PluginConfig, CompletableFuture<BrokerLookups>> SHARED = new ConcurrentHashMap<>();
+    // the names this JVM's rackwise broker assignors answer to: whose groups AdminGroupIds learns
+    private static final Set<String> SERVED_NAMES = ConcurrentHashMap.newKeySet();
 
     private final TopicNames topicNames;
     private final GroupIds groupIds;
@@ -68,6 +69,15 @@ public final class BrokerLookups {
         return reports;
     }
 
+    /**
+     * Says that a rackwise assignor answering to {@code name} is configured in this JVM, so the
+     * background lookups learn the member ids of groups that use that name ({@code rackwise},
+     * or {@code uniform} for the drop-in). Called from configure(), before any assign().
+     */
+    public static void serves(String name) {
+        SERVED_NAMES.add(name);
+    }
+
     /** The lookups when built; null while they are being built (the first call starts that). */
     public static BrokerLookups readyOrStart(PluginConfig config) {
         CompletableFuture<BrokerLookups> f = SHARED.computeIfAbsent(config,
@@ -89,7 +99,7 @@ public final class BrokerLookups {
         a.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         a.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId() + "-admin");
         Admin admin = Admin.create(a);
-        AdminGroupIds groups = new AdminGroupIds(admin, RackwiseGroupAssignor.NAME, 1000, 5000,
+        AdminGroupIds groups = new AdminGroupIds(admin, SERVED_NAMES, 1000, 5000,
             settings.clientId() + "-groups");
         groups.refreshSoon();
         AdminTopicNames names = new AdminTopicNames(admin);
