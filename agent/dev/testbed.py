@@ -406,7 +406,9 @@ class Testbed:
         (self.dir / "kafka.version").write_text(self.version + "\n")
         self._log(f"Apache Kafka {self.version} from {self.libs}")
         chosen = self.assignor_settings()
-        if self.plugins and "group.consumer.assignors" not in chosen:
+        overridden = sorted({v for o in self.overrides.values()
+                             if (v := o.get("group.consumer.assignors")) is not None})
+        if self.plugins and "group.consumer.assignors" not in chosen and not overridden:
             self._log(f"brokers load rackwise's KIP-848 assignor from {self.plugin_jar} "
                       f"(group.consumer.assignors=uniform,range,{GROUP_ASSIGNOR}): groups opt in "
                       "with group.protocol=consumer, group.remote.assignor=rackwise; "
@@ -417,6 +419,8 @@ class Testbed:
         for key, value in chosen.items():
             env = CONSUMER_ASSIGNORS_ENV if key.startswith("group.consumer") else STREAMS_ASSIGNORS_ENV
             self._log(f"brokers run {key}={value} (from {env})")
+        for value in overridden:
+            self._log(f"brokers run group.consumer.assignors={value} (per-node overrides)")
         for node in self.nodes:
             self._write_config(node)
             self._logs(node).mkdir(parents=True, exist_ok=True)

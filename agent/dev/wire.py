@@ -211,23 +211,25 @@ class JsonLineClient:
 
 
 class RdkafkaConsumer:
-    """A confluent-kafka consumer on the KIP-848 protocol, with librdkafka's statistics."""
+    """A confluent-kafka consumer on the KIP-848 protocol, with librdkafka's statistics.
+    ``assignor``: its ``group.remote.assignor``; None leaves it unset (the brokers' default)."""
 
     def __init__(self, bootstrap: str, group: str, topic: str, rack: str, *,
-                 assignor: str = "rackwise", stats_ms: int = 500,
+                 assignor: str | None = "rackwise", stats_ms: int = 500,
                  extra: Mapping[str, Any] | None = None) -> None:
         self.rack = rack
         self.topic = topic
         self._stats: dict[TP, PartitionFetch] = {}
         self._lock = threading.Lock()
-        self.consumer = Consumer({
-            "bootstrap.servers": bootstrap, "group.id": group,
-            "group.protocol": "consumer", "group.remote.assignor": assignor,
+        config: dict[str, Any] = {
+            "bootstrap.servers": bootstrap, "group.id": group, "group.protocol": "consumer",
             "client.rack": rack, "client.id": f"rdkafka-{rack}",
             "auto.offset.reset": "earliest", "enable.auto.commit": False,
             "statistics.interval.ms": stats_ms, "stats_cb": self._on_stats,
-            **(extra or {}),
-        })
+        }
+        if assignor is not None:
+            config["group.remote.assignor"] = assignor
+        self.consumer = Consumer({**config, **(extra or {})})
         self.consumer.subscribe([topic])
         self.member_id: str | None = None
         self._assignment: frozenset[TP] = frozenset()
