@@ -99,6 +99,16 @@ def rdkafka_fetches(raw: str, topic: str) -> dict[TP, PartitionFetch]:
     return out
 
 
+def rdkafka_fetching(raw: str, topic: str) -> frozenset[TP]:
+    """The partitions of ``topic`` librdkafka is fetching (``fetch_state`` active), from one
+    statistics document: a partition revoked from a KIP-848 member can stay active for a
+    moment after the member's assignment no longer lists it, and what it fetches then is read
+    twice."""
+    parts = json.loads(raw).get("topics", {}).get(topic, {}).get("partitions", {})
+    return frozenset((topic, int(p)) for p, s in parts.items()
+                     if int(p) >= 0 and s.get("fetch_state") == "active")
+
+
 class JsonLineClient:
     """A client process that prints one JSON event a line (``assignment``, ``fetch``); its
     stderr (Kafka's and the plug-in's log) goes to ``log_path``, removed by :meth:`stop` when
@@ -220,6 +230,7 @@ class RdkafkaConsumer:
         self.rack = rack
         self.topic = topic
         self._stats: dict[TP, PartitionFetch] = {}
+        self._fetching: frozenset[TP] = frozenset()
         self._lock = threading.Lock()
         config: dict[str, Any] = {
             "bootstrap.servers": bootstrap, "group.id": group, "group.protocol": "consumer",
@@ -239,8 +250,15 @@ class RdkafkaConsumer:
 
     def _on_stats(self, raw: str) -> None:
         stats = rdkafka_fetches(raw, self.topic)
+        fetching = rdkafka_fetching(raw, self.topic)
         with self._lock:
             self._stats = stats
+            self._fetching = fetching
+
+    def fetching(self) -> frozenset[TP]:
+        """What librdkafka was fetching at its last statistics (every ``stats_ms``)."""
+        with self._lock:
+            return self._fetching
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -11,7 +11,8 @@ For each group (three members, one per rack az1..az3): confluent-kafka consumers
 KIP-848 consumers, neither setting ``group.remote.assignor``, and confluent-kafka consumers
 naming ``uniform``:
 1. the group settles: the coordinator describes three members, each holding its target and
-   some partitions, the targets covering every partition once, and the clients agree;
+   some partitions, the targets covering every partition once, and the clients agree (a
+   confluent-kafka member also fetching exactly those: librdkafka's ``fetch_state``);
 2. its cross-rack partitions are the fewest the balance allows, computed twice without the
    jar: a matching of partitions to the members' equal slots in their own rack, and the Python
    reference (``assignor.optimal.lower_bound``);
@@ -120,7 +121,13 @@ def _settled(admin: AdminClient, group: str, clients: list[Any]) -> dict[str, fr
     if sum(len(a) for a in held.values()) != len(PLACEMENT) or len(covered) != len(PLACEMENT):
         return None
     mine = {c.member_id: frozenset(c.assignment() or ()) for c in clients}
-    return held if mine == held else None
+    if mine != held:
+        return None
+    # librdkafka may still fetch a partition it gave up (then it reads records twice): wait
+    # until each confluent-kafka member fetches exactly what it holds
+    if any(isinstance(c, RdkafkaConsumer) and c.fetching() != mine[c.member_id] for c in clients):
+        return None
+    return held
 
 
 def _plan(admin: AdminClient, group: str, topic: str, clients: list[Any]) -> tuple[AssignmentPlan, float]:
