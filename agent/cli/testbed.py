@@ -10,9 +10,22 @@ from typing import Any
 
 from agent.dev import testbed
 
+EPILOG = f"""environment:
+  RACKWISE_TESTBED_PORT_BASE  node N listens on BASE+100*(N-1) (default 19092)
+  {testbed.CONSUMER_ASSIGNORS_ENV}
+      the brokers' group.consumer.assignors (default uniform,range,{testbed.GROUP_ASSIGNOR}).
+      To try the drop-in for Kafka's uniform, under which every KIP-848 group that names no
+      assignor (or names uniform) is rack-optimal:
+      {testbed.CONSUMER_ASSIGNORS_ENV}={testbed.UNIFORM_DROP_IN},range,{testbed.GROUP_ASSIGNOR}
+  {testbed.STREAMS_ASSIGNORS_ENV}
+      the brokers' group.streams.assignors (KIP-1071 streams groups; Kafka 4.4+ only)
+  both are read by `up` when it starts the brokers: `down` first to change them"""
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("testbed", help="local 3-broker KRaft Kafka with racks az1/az2/az3")
+    parser = subparsers.add_parser(
+        "testbed", help="local 3-broker KRaft Kafka with racks az1/az2/az3",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     parser.add_argument("action", choices=["up", "down", "status"])
     parser.add_argument("--sasl", action="store_true",
                         help="also open a SASL_PLAINTEXT listener (user rackwise) on port+2 of each node")

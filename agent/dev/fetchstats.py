@@ -99,6 +99,16 @@ def rdkafka_fetches(raw: str, topic: str) -> dict[TP, PartitionFetch]:
     return out
 
 
+def rdkafka_fetching(raw: str, topic: str) -> frozenset[TP]:
+    """The partitions of ``topic`` librdkafka is fetching (``fetch_state`` active), from one
+    statistics document: a partition revoked from a KIP-848 member can stay active for a
+    moment after the member's assignment no longer lists it, and what it fetches then is read
+    twice."""
+    parts = json.loads(raw).get("topics", {}).get(topic, {}).get("partitions", {})
+    return frozenset((topic, int(p)) for p, s in parts.items()
+                     if int(p) >= 0 and s.get("fetch_state") == "active")
+
+
 class JsonLineClient:
     """A client process that prints one JSON event a line (``assignment``, ``fetch``); its
     stderr (Kafka's and the plug-in's log) goes to ``log_path``, removed by :meth:`stop` when
@@ -211,23 +221,26 @@ class JsonLineClient:
 
 
 class RdkafkaConsumer:
-    """A confluent-kafka consumer on the KIP-848 protocol, with librdkafka's statistics."""
+    """A confluent-kafka consumer on the KIP-848 protocol, with librdkafka's statistics.
+    ``assignor``: its ``group.remote.assignor``; None leaves it unset (the brokers' default)."""
 
     def __init__(self, bootstrap: str, group: str, topic: str, rack: str, *,
-                 assignor: str = "rackwise", stats_ms: int = 500,
+                 assignor: str | None = "rackwise", stats_ms: int = 500,
                  extra: Mapping[str, Any] | None = None) -> None:
         self.rack = rack
         self.topic = topic
         self._stats: dict[TP, PartitionFetch] = {}
+        self._fetching: frozenset[TP] = frozenset()
         self._lock = threading.Lock()
-        self.consumer = Consumer({
-            "bootstrap.servers": bootstrap, "group.id": group,
-            "group.protocol": "consumer", "group.remote.assignor": assignor,
+        config: dict[str, Any] = {
+            "bootstrap.servers": bootstrap, "group.id": group, "group.protocol": "consumer",
             "client.rack": rack, "client.id": f"rdkafka-{rack}",
             "auto.offset.reset": "earliest", "enable.auto.commit": False,
             "statistics.interval.ms": stats_ms, "stats_cb": self._on_stats,
-            **(extra or {}),
-        })
+        }
+        if assignor is not None:
+            config["group.remote.assignor"] = assignor
+        self.consumer = Consumer({**config, **(extra or {})})
         self.consumer.subscribe([topic])
         self.member_id: str | None = None
         self._assignment: frozenset[TP] = frozenset()
@@ -237,8 +250,15 @@ class RdkafkaConsumer:
 
     def _on_stats(self, raw: str) -> None:
         stats = rdkafka_fetches(raw, self.topic)
+        fetching = rdkafka_fetching(raw, self.topic)
         with self._lock:
             self._stats = stats
+            self._fetching = fetching
+
+    def fetching(self) -> frozenset[TP]:
+        """What librdkafka was fetching at its last statistics (every ``stats_ms``)."""
+        with self._lock:
+            return self._fetching
 
     def _run(self) -> None:
         while not self._stop.is_set():

@@ -5,6 +5,16 @@ package data, copied into the jar cache by ``mvn dependency:copy-dependencies``)
 runs as a plain ``java`` process. Each node is a combined broker+controller with a static
 voter set, so the three start together and elect a leader among themselves.
 
+The brokers' assignors, when they load rackwise's plug-in jar (the default once it is built):
+``group.consumer.assignors`` is ``uniform,range,dev.rackwise.plugins.RackwiseGroupAssignor``
+(groups opt in with ``group.remote.assignor=rackwise``), or RACKWISE_TESTBED_CONSUMER_ASSIGNORS
+when set, e.g. ``dev.rackwise.plugins.RackwiseUniformAssignor,range,``
+``dev.rackwise.plugins.RackwiseGroupAssignor`` to try the drop-in for ``uniform`` (every
+KIP-848 group that names no assignor, or names ``uniform``, is then rack-optimal;
+plugins/README.md). RACKWISE_TESTBED_STREAMS_ASSIGNORS, when set, is the brokers'
+``group.streams.assignors`` (KIP-1071 streams groups); only Kafka 4.4 and later know that
+config, so the testbed refuses it for older releases. Per-node ``overrides`` still win.
+
 State lives in one directory (``.testbed/`` in a checkout, ``~/.local/state/rackwise/testbed``
 in an installed package, or RACKWISE_TESTBED_DIR: agent/dev/paths.py):
 ``nodeN.properties``, ``data/nN``, ``logs/nN`` and ``pids/nN``. ``up`` is idempotent (a
@@ -80,6 +90,13 @@ def _pid_alive(pid: int) -> bool:
 
 
 GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
+
+
+UNIFORM_DROP_IN = "dev.rackwise.plugins.RackwiseUniformAssignor"
+CONSUMER_ASSIGNORS_ENV = "RACKWISE_TESTBED_CONSUMER_ASSIGNORS"
+STREAMS_ASSIGNORS_ENV = "RACKWISE_TESTBED_STREAMS_ASSIGNORS"
+# group.streams.assignors (KIP-1357 custom streams task assignors) exists from Kafka 4.4.
+STREAMS_ASSIGNORS_SINCE = (4, 4)
 
 
 def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
@@ -275,8 +292,30 @@ class Testbed:
         }
         if self.plugins:
             props.update(broker_plugin_settings())
+        props.update(self.assignor_settings())
         lines = [f"{k}={v}" for k, v in self.broker_properties(node, props).items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
+
+    def assignor_settings(self) -> dict[str, str]:
+        """The brokers' assignor lists from RACKWISE_TESTBED_CONSUMER_ASSIGNORS and
+        RACKWISE_TESTBED_STREAMS_ASSIGNORS (module docstring); empty when neither is set. A list
+        naming a class of rackwise's jar needs the jar on the brokers' classpath, and the streams
+        list needs Kafka 4.4+: both are refused, saying what to do."""
+        out: dict[str, str] = {}
+        consumer = os.environ.get(CONSUMER_ASSIGNORS_ENV, "").strip()
+        streams = os.environ.get(STREAMS_ASSIGNORS_ENV, "").strip()
+        if consumer:
+            out["group.consumer.assignors"] = consumer
+        if streams:
+            if kafkaversion.version_tuple(self.version)[:2] < STREAMS_ASSIGNORS_SINCE:
+                raise TestbedError(f"{STREAMS_ASSIGNORS_ENV} is set, but Kafka {self.version} has no "
+                                   "group.streams.assignors (it exists from 4.4): unset it, or run 4.4+")
+            out["group.streams.assignors"] = streams
+        if not self.plugins and "dev.rackwise." in consumer + streams:
+            raise TestbedError("the brokers' assignor lists name rackwise classes, but the brokers do "
+                               "not load the plug-in jar: build it (`make plugins`), or unset "
+                               f"{CONSUMER_ASSIGNORS_ENV} and {STREAMS_ASSIGNORS_ENV}")
+        return out
 
     def broker_properties(self, node: Node, defaults: Mapping[str, str]) -> dict[str, str]:
         """``defaults`` with this node's overrides applied (None removes a property)."""
@@ -366,7 +405,10 @@ class Testbed:
         cid = self._cluster_id()
         (self.dir / "kafka.version").write_text(self.version + "\n")
         self._log(f"Apache Kafka {self.version} from {self.libs}")
-        if self.plugins:
+        chosen = self.assignor_settings()
+        overridden = sorted({v for o in self.overrides.values()
+                             if (v := o.get("group.consumer.assignors")) is not None})
+        if self.plugins and "group.consumer.assignors" not in chosen and not overridden:
             self._log(f"brokers load rackwise's KIP-848 assignor from {self.plugin_jar} "
                       f"(group.consumer.assignors=uniform,range,{GROUP_ASSIGNOR}): groups opt in "
                       "with group.protocol=consumer, group.remote.assignor=rackwise; "
@@ -374,6 +416,11 @@ class Testbed:
         elif self.plugin_jar is None and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0":
             self._log("brokers start without rackwise's KIP-848 assignor (no plug-in jar in an "
                       f"installed package): to load it, {paths.PLUGIN_JAR_HINT}")
+        for key, value in chosen.items():
+            env = CONSUMER_ASSIGNORS_ENV if key.startswith("group.consumer") else STREAMS_ASSIGNORS_ENV
+            self._log(f"brokers run {key}={value} (from {env})")
+        for value in overridden:
+            self._log(f"brokers run group.consumer.assignors={value} (per-node overrides)")
         for node in self.nodes:
             self._write_config(node)
             self._logs(node).mkdir(parents=True, exist_ok=True)

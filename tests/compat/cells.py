@@ -28,7 +28,7 @@ REFUSED_BROKER = "4.0.2"
 @dataclass(frozen=True)
 class Cell:
     # "kip848-java" | "kip848-rdkafka" | "follower-rdkafka" | "classic-java" | "streams" |
-    # "audit" | "agent" | "refused"
+    # "audit" | "agent" | "refused" | "uniform-drop-in" | "uniform-drop-in-beside-kafkas"
     kind: str
     broker: str          # the testbed's Kafka release
     client: str = ""     # the client's release ("" = none, or kip848-rdkafka in this process)
@@ -57,5 +57,9 @@ def cells() -> list[Cell]:
         out.append(Cell("agent", broker))
         if broker == NEWEST_BROKER:
             out += [Cell("streams", broker, streams) for streams in STREAMS]
+        # last of its release: its brokers list the drop-in for uniform, a testbed of its own
+        out.append(Cell("uniform-drop-in", broker))
+    # 4.4 refuses two assignors named uniform itself; the oldest only by the drop-in's check
+    out.append(Cell("uniform-drop-in-beside-kafkas", OLDEST_BROKER))
     out.append(Cell("refused", REFUSED_BROKER))
     return out

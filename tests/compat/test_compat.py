@@ -34,6 +34,13 @@ with the agent stopped and one process gone, the leader falls back to Kafka's
 StickyTaskAssignor and every task is still active exactly once.
 The ``refused`` cell starts a 4.0 testbed with the broker plug-in and expects it to stop with
 the plug-in's message.
+A ``uniform-drop-in`` cell (issue 28) starts a testbed of its release whose brokers list
+``dev.rackwise.plugins.RackwiseUniformAssignor`` first, instead of Kafka's ``uniform``, and
+runs the consumer-group steps above with confluent-kafka members that name no assignor: the
+brokers accept the class under the built-in's name, the coordinator describes the group's
+assignor as ``uniform``, and the group is rack-optimal and re-planned after the move. The
+``uniform-drop-in-beside-kafkas`` cell lists it beside Kafka's ``uniform`` and expects the
+brokers to stop at start-up with the drop-in's message (4.1-4.3 have no check of their own).
 
 Marker ``compat``: ``make compat`` runs every cell and writes docs/compat.md; ``make test``
 runs only the cells marked ``smoke`` (conftest.py beside this file).
@@ -69,22 +76,28 @@ class Beds:
     def __init__(self, request: pytest.FixtureRequest) -> None:
         self.request = request
         self.bed: Testbed | None = None
+        self.assignors: str | None = None
 
-    def up(self, version: str, plugins: bool = True) -> tuple[Testbed | None, str]:
-        if plugins and version == kafkaversion.kafka_version() and not os.environ.get("RACKWISE_BOOTSTRAP"):
+    def up(self, version: str, plugins: bool = True,
+           assignors: str | None = None) -> tuple[Testbed | None, str]:
+        """``assignors``: the brokers' group.consumer.assignors when not the default; such a
+        testbed is never the session's."""
+        if plugins and assignors is None and version == kafkaversion.kafka_version() \
+                and not os.environ.get("RACKWISE_BOOTSTRAP"):
             self.down()
             return None, str(self.request.getfixturevalue("bootstrap"))
         if self.bed is not None and self.bed.version == version and self.bed.plugins == plugins \
-                and self.bed.is_running():
+                and self.assignors == assignors and self.bed.is_running():
             return self.bed, self.bed.bootstrap
         self.down()
         session = Testbed()
         root = session.dir
+        overrides = {n: {"group.consumer.assignors": assignors} for n in (1, 2, 3)} if assignors else None
         bed = Testbed(base_dir=root.with_name(root.name + f"-compat-{version}"),
                       port_base=session.nodes[0].client_port + 600,
                       log=lambda m: print(f"testbed {version}: {m}"), plugins=plugins,
-                      kafka_version=version, heap_mb=384)
-        self.bed = bed
+                      kafka_version=version, heap_mb=384, overrides=overrides)
+        self.bed, self.assignors = bed, assignors
         return bed, bed.up()
 
     def down(self) -> None:
@@ -266,6 +279,39 @@ def _refused_cell(beds: Beds, cell: Cell) -> str:
     return f"refused at start-up: 'this broker runs Kafka {cell.broker} ... needs Kafka 4.1 or newer'"
 
 
+DROP_IN = "dev.rackwise.plugins.RackwiseUniformAssignor"
+DROP_IN_ASSIGNORS = f"{DROP_IN},range,dev.rackwise.plugins.RackwiseGroupAssignor"
+
+
+def _drop_in_cell(beds: Beds, cell: Cell) -> str:
+    """Brokers of the cell's release with the drop-in instead of Kafka's uniform; members that
+    name no assignor."""
+    _, bootstrap = beds.up(cell.broker, assignors=DROP_IN_ASSIGNORS)
+    groups: list[str] = []
+
+    def start(g: str, t: str, rack: str) -> RdkafkaConsumer:
+        groups.append(g)
+        return RdkafkaConsumer(bootstrap, g, t, rack, assignor=None)
+    reason = _consumer_cell(bootstrap, start)
+    admin = admin_of(bootstrap)
+    desc = admin.describe_consumer_groups([groups[0]], request_timeout=10)[groups[0]].result(15)
+    assert desc.partition_assignor == "uniform", desc.partition_assignor
+    return (f"group.consumer.assignors={DROP_IN},range,...: accepted; members naming no assignor: "
+            f"{reason}; the coordinator names its assignor '{desc.partition_assignor}'")
+
+
+def _drop_in_beside_kafkas_cell(beds: Beds, cell: Cell) -> str:
+    beds.down()
+    with pytest.raises(TestbedError) as e:
+        beds.up(cell.broker, assignors=f"uniform,range,{DROP_IN}")
+    beds.down()
+    text = str(e.value)
+    assert "List the drop-in instead of it" in text, text[-2000:]
+    return ("group.consumer.assignors=uniform,range,RackwiseUniformAssignor refused at start-up: "
+            "'... answers to the name 'uniform', and this list also names Kafka's built-in 'uniform'. "
+            "List the drop-in instead of it ...'")
+
+
 CELLS = cells()
 
 
@@ -275,6 +321,10 @@ def test_cell(beds: Beds, cell: Cell, record_property: Callable[[str, object], N
     started = time.monotonic()
     if cell.kind == "refused":
         reason = _refused_cell(beds, cell)
+    elif cell.kind == "uniform-drop-in":
+        reason = _drop_in_cell(beds, cell)
+    elif cell.kind == "uniform-drop-in-beside-kafkas":
+        reason = _drop_in_beside_kafkas_cell(beds, cell)
     else:
         _, bootstrap = beds.up(cell.broker)
         if cell.kind == "audit":

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.rackwise.plugins.advice.AdviceConfig;
+import dev.rackwise.plugins.config.AdviceConfig;
 import dev.rackwise.plugins.advice.AdviceReader;
 import dev.rackwise.plugins.advice.GroupAdvice;
 import dev.rackwise.plugins.advice.IgnoredReason;

@@ -88,10 +88,12 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         Object node = configs.get("node.id") != null ? configs.get("node.id") : configs.get("broker.id");
         config = PluginConfig.parse(configs, listener.map(BrokerListener::bootstrap).orElse(null), inherited,
             "rackwise-broker-" + node);
-        metrics = PluginMetrics.shared("RackwiseGroupAssignor", "broker-" + node, java.util.List.of(INTERNAL));
+        metrics = PluginMetrics.shared(metricsType(), "broker-" + node, java.util.List.of(INTERNAL));
         followerFetching = RACK_AWARE_SELECTOR.equals(Settings.string(configs.get("replica.selector.class")));
-        if (CONFIGURED_ONCE.compareAndSet(false, true)) {
-            log.info("rackwise group assignor loaded: decides in-process; {}; advice and plans at {}",
+        BrokerLookups.serves(name());
+        if (announcedOnce().compareAndSet(false, true)) {
+            log.info("rackwise group assignor loaded ({} as '{}'): decides in-process; {}; advice and plans at {}",
+                getClass().getSimpleName(), name(),
                 followerFetching ? "members with a rack read from followers (RackAwareReplicaSelector)"
                     : "members read from leaders (replica.selector.class is not RackAwareReplicaSelector)",
                 config.settings().bootstrapServers());
@@ -101,6 +103,16 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     @Override
     public String name() {
         return NAME;
+    }
+
+    /** The JMX type its counts go to ({@code kafka.rackwise:type=<this>,name=broker-<node.id>}). */
+    protected String metricsType() {
+        return "RackwiseGroupAssignor";
+    }
+
+    /** Whether this class has said at start-up that it is loaded (once per JVM and class). */
+    protected AtomicBoolean announcedOnce() {
+        return CONFIGURED_ONCE;
     }
 
     /** The rack-optimal target assignment, or UniformAssignor's on an internal error; never throws or waits. */

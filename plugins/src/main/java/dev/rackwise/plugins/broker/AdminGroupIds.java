@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -33,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * schedules a refresh {@link #REFRESH_DELAY_MS} later, once the joining member's records are
  * written; a group is then recognised by any member that was there before, so only the
  * assignments of a new group's first second or so fall back.
- * Groups whose assignor is not rackwise are skipped for {@link #OTHER_GROUPS_RECHECK_MS}.
+ * Groups whose assignor is not one this JVM's rackwise assignors answer to ({@code rackwise},
+ * and {@code uniform} where RackwiseUniformAssignor is listed) are skipped for
+ * {@link #OTHER_GROUPS_RECHECK_MS}.
  */
 public final class AdminGroupIds implements GroupIds {
     static final long OTHER_GROUPS_RECHECK_MS = 300_000;
@@ -42,7 +45,7 @@ public final class AdminGroupIds implements GroupIds {
     private static final int MAX_CACHED = 200_000;
 
     private final Admin admin;
-    private final String assignorName;
+    private final Set<String> assignorNames;
     private final long minIntervalMs;
     private final long timeoutMs;
     private final LongSupplier clock = System::currentTimeMillis;
@@ -52,9 +55,11 @@ public final class AdminGroupIds implements GroupIds {
     private final ScheduledExecutorService worker;
     private volatile long lastRefreshMs;
 
-    public AdminGroupIds(Admin admin, String assignorName, long minIntervalMs, long timeoutMs, String threadName) {
+    /** {@code assignorNames}: the names whose groups are learnt, read at each refresh (a live set). */
+    public AdminGroupIds(Admin admin, Set<String> assignorNames, long minIntervalMs, long timeoutMs,
+                         String threadName) {
         this.admin = admin;
-        this.assignorName = assignorName;
+        this.assignorNames = assignorNames;
         this.minIntervalMs = minIntervalMs;
         this.timeoutMs = timeoutMs;
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -135,7 +140,7 @@ public final class AdminGroupIds implements GroupIds {
             } catch (ExecutionException | TimeoutException e) {
                 continue; // deleted since the listing, or its coordinator is busy: next refresh
             }
-            if (!assignorName.equals(d.partitionAssignor())) {
+            if (!assignorNames.contains(d.partitionAssignor())) {
                 otherGroups.put(d.groupId(), now);
                 continue;
             }

@@ -41,6 +41,8 @@ public final class BrokerLookups {
      */
     public static final String ASSIGNOR_NAME = "rackwise";
     private static final Map<PluginConfig, CompletableFuture<BrokerLookups>> SHARED = new ConcurrentHashMap<>();
+    // the names this JVM's rackwise broker assignors answer to: whose groups AdminGroupIds learns
+    private static final Set<String> SERVED_NAMES = ConcurrentHashMap.newKeySet();
 
     private final TopicNames topicNames;
     private final GroupIds groupIds;
@@ -73,6 +75,15 @@ public final class BrokerLookups {
         return reports;
     }
 
+    /**
+     * Says that a rackwise assignor answering to {@code name} is configured in this JVM, so the
+     * background lookups learn the member ids of groups that use that name ({@code rackwise},
+     * or {@code uniform} for the drop-in). Called from configure(), before any assign().
+     */
+    public static void serves(String name) {
+        SERVED_NAMES.add(name);
+    }
+
     /** The lookups when built; null while they are being built (the first call starts that). */
     public static BrokerLookups readyOrStart(PluginConfig config) {
         CompletableFuture<BrokerLookups> f = SHARED.computeIfAbsent(config,
@@ -94,7 +105,7 @@ public final class BrokerLookups {
         a.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
         a.put(AdminClientConfig.CLIENT_ID_CONFIG, settings.clientId() + "-admin");
         Admin admin = Admin.create(a);
-        AdminGroupIds groups = new AdminGroupIds(admin, ASSIGNOR_NAME, 1000, 5000,
+        AdminGroupIds groups = new AdminGroupIds(admin, SERVED_NAMES, 1000, 5000,
             settings.clientId() + "-groups");
         groups.refreshSoon();
         AdminTopicNames names = new AdminTopicNames(admin);
