@@ -41,7 +41,7 @@ import pytest
 from confluent_kafka import KafkaException, Producer
 from confluent_kafka.admin import AdminClient
 
-from agent.clusterinfo import describe
+from agent.brokers.placement import describe
 from agent.dev import paths
 from agent.dev.testbed import GROUP_ASSIGNOR, HOST, UNIFORM_DROP_IN, Testbed
 from assignor.cluster import TopicPartition
