@@ -65,9 +65,13 @@ def test_negative_weight_is_refused() -> None:
 
 
 def test_perturbation_is_a_fixed_non_linear_hash() -> None:
-    values = [perturbation(k) for k in range(5000)]
+    values = [perturbation(k, 16) for k in range(5000)]
     assert all(1 <= v <= 1 << 16 for v in values)
-    assert values[:4] == [perturbation(0), perturbation(1), perturbation(2), perturbation(3)]
+    assert all(1 <= perturbation(k) <= 1 << 32 for k in range(5000))
+    # golden values, the same in LexFlowTest.java: both implementations number arcs alike
+    assert [perturbation(k) for k in range(4)] == [1364076728, 821347079, 2247144488, 614249094]
+    assert values[:4] == [20815, 12533, 34289, 9373]
+    assert perturbation(123456, 4) == 7
     # a linear hash ties every swap between arcs the same distance apart; this one does not
     diffs = {perturbation(k) - perturbation(k + 3) for k in range(100)}
     assert len(diffs) > 90
@@ -85,7 +89,7 @@ def test_levels_break_ties_and_drop_when_they_do_not_fit() -> None:
     net.add_arc(b, t, 1, (0, 0))
     sol = net.solve()
     assert sol.flow(first) == 0  # same cost, the second level decides
-    assert (net.levels_used, net.perturbation_bits) == (2, 16)
+    assert (net.levels_used, net.perturbation_bits) == (2, 32)
     big = LexNetwork()
     s, t = big.add_node(), big.add_node()
     big.set_supply(s, 1)
