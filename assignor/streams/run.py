@@ -27,7 +27,9 @@ def run(inputs: StreamsInputs) -> HAResult:
         raise AssignorError(
             "two clients share a process_id; list each process once with its thread count"
         )
-    ctx = rack_context(inputs.view, inputs.tasks, list(states.values()), inputs.config)
+    ctx = rack_context(
+        inputs.view, inputs.tasks, list(states.values()), inputs.config, inputs.weights
+    )
     return assign(states, inputs.tasks, inputs.config, ctx)
 
 
