@@ -41,6 +41,8 @@ from agent.doctor.model import (
     REPLICA_SELECTOR_MISSING,
     SELECTOR_CONFIG,
     SEVERITIES,
+    UNIFORM_DROP_IN_CLASS,
+    UNIFORM_DROP_IN_PARTIAL,
     WARNING,
     BrokerState,
     Finding,
@@ -188,10 +190,36 @@ def check_rackwise_groups(snap: Snapshot) -> list[Finding]:
             "its members fail with UNSUPPORTED_ASSIGNOR when its coordinator is there",
             f"load {GROUP_ASSIGNOR_CLASS} on {_brokers(b.broker_id for b in missing)} "
             f"({ASSIGNORS_CONFIG}, see {RACKWISE_ASSIGNOR_PARTIAL}), or set "
-            "group.remote.assignor=uniform on the group's consumers until then",
+            "group.remote.assignor=uniform on the group's consumers until then"
+            + (" (rackwise's own drop-in where a broker lists "
+               f"{UNIFORM_DROP_IN_CLASS.rsplit('.', 1)[-1]})"
+               if any(b.serves_uniform_drop_in for b in snap.brokers) else ""),
             {"group": g.group_id, "missing": sorted(b.broker_id for b in missing)},
         ))
     return out
+
+
+def check_uniform_drop_in(snap: Snapshot) -> list[Finding]:
+    """rackwise's drop-in for ``uniform`` is listed on every broker or on none: otherwise a
+    KIP-848 group naming no assignor (or ``uniform``) is rack-optimal only while its
+    coordinator sits on a broker that lists it, and changes assignor when the coordinator moves."""
+    known = [b for b in snap.brokers if b.serves_uniform_drop_in is not None]
+    serving = [b for b in known if b.serves_uniform_drop_in]
+    others = [b for b in known if not b.serves_uniform_drop_in]
+    if not serving or not others:
+        return []
+    return [Finding(
+        UNIFORM_DROP_IN_PARTIAL, WARNING, "cluster",
+        f"{_brokers(b.broker_id for b in serving)} {_verb(serving, 'lists', 'list')} "
+        f"{UNIFORM_DROP_IN_CLASS} as uniform but {_brokers(b.broker_id for b in others)} "
+        f"{_verb(others, 'does', 'do')} not: a KIP-848 group naming no assignor or uniform is "
+        "rack-optimal only while its coordinator is on the first, and rack-blind on the others",
+        f"list {UNIFORM_DROP_IN_CLASS} instead of uniform in {ASSIGNORS_CONFIG} on "
+        f"{_brokers(b.broker_id for b in others)} {_apply(ASSIGNORS_CONFIG, others)}, "
+        f"or take it off {_brokers(b.broker_id for b in serving)}",
+        {"serving": sorted(b.broker_id for b in serving),
+         "missing": sorted(b.broker_id for b in others)},
+    )]
 
 
 # ---- members -----------------------------------------------------------------------------
@@ -456,6 +484,7 @@ CHECKS: tuple[Callable[[Snapshot], list[Finding]], ...] = (
     check_replica_selector,
     check_rackwise_assignor,
     check_rackwise_groups,
+    check_uniform_drop_in,
     check_groups_readable,
     check_client_rack_missing,
     check_client_rack_unknown,

@@ -30,6 +30,9 @@ ASSIGNORS_CONFIG = "group.consumer.assignors"
 # rackwise's broker-side KIP-848 assignor (plugins/README.md § 3) and the name groups ask for
 GROUP_ASSIGNOR_CLASS = "dev.rackwise.plugins.RackwiseGroupAssignor"
 GROUP_ASSIGNOR_NAME = "rackwise"
+# its drop-in for Kafka's uniform (plugins/README.md § 3a): the same assignor under the name
+# ``uniform``, serving every KIP-848 group that names no assignor or names uniform
+UNIFORM_DROP_IN_CLASS = "dev.rackwise.plugins.RackwiseUniformAssignor"
 
 # finding ids (*contract*: tools match on them; add, never rename)
 BROKER_RACK_MISSING = "broker-rack-missing"
@@ -38,6 +41,7 @@ REPLICA_SELECTOR_MISSING = "replica-selector-missing"
 REPLICA_SELECTOR_MISMATCH = "replica-selector-mismatch"
 RACKWISE_ASSIGNOR_PARTIAL = "rackwise-assignor-partial"
 RACKWISE_GROUP_UNSERVED = "rackwise-group-unserved"
+UNIFORM_DROP_IN_PARTIAL = "uniform-drop-in-partial"
 CLIENT_RACK_MISSING = "client-rack-missing"
 CLIENT_RACK_UNKNOWN = "client-rack-unknown"
 GROUP_UNREADABLE = "group-unreadable"
@@ -95,6 +99,11 @@ class BrokerState:
     @property
     def loads_rackwise(self) -> bool | None:
         return None if self.assignors is None else GROUP_ASSIGNOR_CLASS in self.assignors
+
+    @property
+    def serves_uniform_drop_in(self) -> bool | None:
+        """Whether this broker's ``uniform`` is rackwise's drop-in (None: config unread)."""
+        return None if self.assignors is None else UNIFORM_DROP_IN_CLASS in self.assignors
 
 
 @dataclass(frozen=True)

@@ -339,3 +339,18 @@ def test_testbed_overrides_touch_only_the_named_node() -> None:
     assert bed.broker_properties(bed.nodes[2], defaults) == {"replica.selector.class": "x", "a": "1"}
     assert bed.broker_properties(bed.nodes[0], defaults) == defaults
     assert Testbed(base_dir=Path("/nonexistent"), port_base=23900, plugins=False).overrides == {}
+
+
+def test_the_uniform_drop_in_on_some_brokers_only() -> None:
+    drop_in = ("dev.rackwise.plugins.RackwiseUniformAssignor", "range",
+               "dev.rackwise.plugins.RackwiseGroupAssignor")
+    kafkas = ("uniform", "range", "dev.rackwise.plugins.RackwiseGroupAssignor")
+    everywhere = tuple(broker(b, assignors=drop_in) for b in (1, 2, 3))
+    assert run_checks(snap(brokers=everywhere)) == []
+    mixed = (broker(1, assignors=drop_in), broker(2, assignors=drop_in), broker(3, assignors=kafkas))
+    found = run_checks(snap(brokers=mixed))
+    assert ids(found) == [("uniform-drop-in-partial", "cluster")]
+    assert found[0].details == {"serving": [1, 2], "missing": [3]}
+    assert "broker 3 does not" in found[0].problem
+    unread = (broker(1, assignors=drop_in), broker(2, assignors=None), broker(3, assignors=drop_in))
+    assert "uniform-drop-in-partial" not in [f.id for f in run_checks(snap(brokers=unread))]
