@@ -21,7 +21,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from agent.daemon.state import GroupState, MemberState, may_hold
-from agent.daemon.streams_requests import StreamsServiceRequest
 from agent.settings import PlannerSettings
 from assignor.api import (
     ConsumerGroup,
@@ -75,7 +74,6 @@ class PlanJob:
     previous: AssignmentPlan | None = None
     streams: StreamsSetup | None = None
     streams_error: str | None = None
-    request: StreamsServiceRequest | None = None
 
     @property
     def reason(self) -> str:
@@ -255,10 +253,6 @@ def compute_plan(
 ) -> AssignmentPlan:
     """The plan for one job (raises AssignorError on input the assignor rejects)."""
     round_ = Round(previous=job.previous, triggers=job.triggers, generation=job.generation)
-    if isinstance(job.request, StreamsServiceRequest):
-        # A KIP-924 task assignor's request: the topology, lags and racks are the request's.
-        app = job.request.app(job.group_id, job.request.view(view), job.assignor)
-        return plan(app, round_).model_copy(update={"request_id": job.request.request_id})
     if job.kind == "streams":
         return plan(streams_app(job, view, end_offsets or {}), round_)
     return plan(consumer_group(job, view), round_)

@@ -31,7 +31,6 @@ def isolated_settings(bootstrap: str, prefix: str, **overrides: Any) -> AgentSet
             "plans": f"{prefix}.plans",
             "control": f"{prefix}.control",
             "deadletter": f"{prefix}.deadletter",
-            "requests": f"{prefix}.requests",
             "advice": f"{prefix}.advice",
             "partitions": 3,
         },

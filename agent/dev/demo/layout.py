@@ -55,7 +55,7 @@ class Names:
             "payments": "demo.payments", "views": "demo.views",
             "subscriptions": "rackwise.subscriptions", "plans": "rackwise.plans",
             "control": "rackwise.control", "deadletter": "rackwise.deadletter",
-            "requests": "rackwise.requests", "advice": "rackwise.advice",
+            "advice": "rackwise.advice",
             "metrics": "rackwise.crt-metrics", "agents": "rackwise-agent",
             "consumer_group": CONSUMER_GROUP, "streams_group": STREAMS_GROUP,
             "java_group": JAVA_GROUP, "kip848_group": KIP848_GROUP,
@@ -71,7 +71,7 @@ def agent_settings(n: Names) -> dict[str, Any]:
         "instance_id": f"demo-agent{n.tag}",
         "transactional_id_prefix": f"rackwise-demo{n.tag}",
         "topics": {"subscriptions": n.subscriptions, "plans": n.plans, "control": n.control,
-                   "deadletter": n.deadletter, "requests": n.requests, "advice": n.advice,
+                   "deadletter": n.deadletter, "advice": n.advice,
                    "partitions": 3},
         # the demo's own topics only: a cluster that was already up may hold many others
         "advice": {"topics": [f"demo.*{n.tag}"]},

@@ -3,7 +3,6 @@ package dev.rackwise.plugins;
 import java.util.Map;
 
 import dev.rackwise.plugins.advice.AdviceConfig;
-import dev.rackwise.plugins.transport.Settings;
 
 /**
  * A consumer-group plug-in's parsed settings: where its background clients connect (the

@@ -16,7 +16,6 @@ import dev.rackwise.plugins.classic.ClassicProblem;
 import dev.rackwise.plugins.classic.RebalanceProtocols;
 import dev.rackwise.plugins.metrics.PluginMetrics;
 import dev.rackwise.plugins.publish.ComputedPlan;
-import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;

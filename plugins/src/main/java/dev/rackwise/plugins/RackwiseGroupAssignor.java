@@ -18,7 +18,6 @@ import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.TargetAssignment;
 import dev.rackwise.plugins.metrics.PluginMetrics;
-import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
