@@ -164,6 +164,7 @@ public final class StreamsPlanReports implements AutoCloseable {
         config.put("rack_aware_reason", plan.rackAwareReason());
         config.put("racks", computed.input().rackSources().toString());
         config.put("weights_from_advice", computed.input().weighted());
+        config.put("rack_aware_assignment_tags", c.rackAwareTags());
         config.put("assign_us", computed.assignMicros());
         return new PublishedPlan(computed.applicationId(), generations.next(computed.applicationId(),
             computed.createdAtMs()), PlanJson.REASON, ASSIGNOR, config, computed.createdAtMs(), members,

@@ -46,6 +46,9 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
  *       (naming rackwise asks for rack awareness); a cost the application leaves unset comes from
  *       the agent's {@code planner.rules} advice for the application ({@code traffic_cost},
  *       {@code non_overlap_cost}), else Kafka's default;</li>
+ *   <li>standbys: without {@code rack.aware.assignment.tags}, with standbys and with every client's
+ *       rack known, the rack is the one tag ({@link #RACK_TAG}), so standbys avoid their active's rack
+ *       where another has room (KIP-708's placement); named tags are used as given;</li>
  *   <li>weights: with measured advice, each partition weighs its relative bytes/s
  *       ({@link AdviceView#weight}) in thousandths ({@link #WEIGHT_SCALE}, at least 1; an
  *       unmeasured partition 1000) and the non-overlap cost is scaled by the same factor, so the
@@ -57,6 +60,13 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
  * {@code in-0 -> [az1, az2]}, strategy min_traffic.
  */
 public final class TaskProblems {
+    /**
+     * The client tag standbys are spread over when the application names no
+     * {@code rack.aware.assignment.tags} (KIP-708): each client's rack, so a standby goes to another
+     * rack than its active's wherever one is free. Only when every client has a rack.
+     */
+    public static final String RACK_TAG = "rackwise.rack";
+
     /** Weights are relative bytes/s in thousandths: the core's weights are whole numbers. */
     public static final long WEIGHT_SCALE = 1000;
 
@@ -81,10 +91,11 @@ public final class TaskProblems {
      * @param rackSources where they came from
      * @param strategy    the strategy asked for (before none became min_traffic)
      * @param weighted    whether advice weights were applied
+     * @param rackTags    whether standbys are spread over racks as a client tag ({@link #RACK_TAG})
      */
     public record Translated(TaskProblem problem, SortedMap<String, ProcessId> processes,
                              Map<TopicPartition, List<String>> racks, RackSources rackSources, String strategy,
-                             boolean weighted) {
+                             boolean weighted, boolean rackTags) {
     }
 
     public static Translated of(ApplicationState state, String applicationId, AdviceView advice, PartitionRacks known) {
@@ -125,19 +136,26 @@ public final class TaskProblems {
         }
         racks.forEach(b::replicaRacks);
 
+        AssignmentConfigs c = state.assignmentConfigs();
+        java.util.Collection<KafkaStreamsState> states = state.kafkaStreamsStates(true).values();
+        boolean rackTags = c.rackAwareAssignmentTags().isEmpty() && c.numStandbyReplicas() > 0
+            && !states.isEmpty() && states.stream().allMatch(s -> s.rackId().isPresent());
         SortedMap<String, ProcessId> processes = new TreeMap<>();
-        for (KafkaStreamsState s : state.kafkaStreamsStates(true).values()) {
+        for (KafkaStreamsState s : states) {
             String pid = s.processId().id().toString();
             processes.put(pid, s.processId());
             SortedMap<TaskId, Long> lags = new TreeMap<>();
             for (Map.Entry<org.apache.kafka.streams.processor.TaskId, Long> e : s.statefulTasksToLagSums().entrySet()) {
                 lags.put(taskId(e.getKey()), e.getValue());
             }
-            b.client(new ClientSpec(pid, s.numProcessingThreads(), s.rackId().orElse(null),
-                new TreeMap<>(s.clientTags()), ids(s.previousActiveTasks()), ids(s.previousStandbyTasks()), lags));
+            SortedMap<String, String> tags = new TreeMap<>(s.clientTags());
+            if (rackTags) {
+                tags.put(RACK_TAG, s.rackId().get());
+            }
+            b.client(new ClientSpec(pid, s.numProcessingThreads(), s.rackId().orElse(null), tags,
+                ids(s.previousActiveTasks()), ids(s.previousStandbyTasks()), lags));
         }
 
-        AssignmentConfigs c = state.assignmentConfigs();
         String asked = c.rackAwareAssignmentStrategy();
         Optional<GroupAdvice> rule = advice.rule(applicationId);
         Integer trafficCost = c.rackAwareTrafficCost().isPresent() ? Integer.valueOf(c.rackAwareTrafficCost().getAsInt())
@@ -159,9 +177,9 @@ public final class TaskProblems {
         }
         b.config(new TaskConfig(c.acceptableRecoveryLag(), c.maxWarmupReplicas(), c.numStandbyReplicas(),
             c.probingRebalanceIntervalMs(), strategy(asked), trafficCost, nonOverlapCost,
-            List.copyOf(c.rackAwareAssignmentTags())));
+            rackTags ? List.of(RACK_TAG) : List.copyOf(c.rackAwareAssignmentTags())));
         return new Translated(b.build(), processes, racks, new RackSources(fromKafka, lastKnown, unknown), asked,
-            weighted);
+            weighted, rackTags);
     }
 
     /** Kafka's strategy, with {@code none} (or nothing) as {@code min_traffic}. */

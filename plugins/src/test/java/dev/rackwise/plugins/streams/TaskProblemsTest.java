@@ -82,7 +82,10 @@ class TaskProblemsTest {
         assertEquals(Set.of(new TaskId(0, 0), new TaskId(1, 0)), c1.previousActive());
         assertEquals(-2L, c1.lags().get(new TaskId(0, 0)));
         assertEquals(500L, c1.lags().get(new TaskId(0, 1)));
-        assertEquals(Map.of("zone", "c"), p.clients().get(p3).tags());
+        // no rack.aware.assignment.tags, a standby, every rack known: standbys spread over racks
+        assertEquals(Map.of("zone", "c", TaskProblems.RACK_TAG, "az3"), p.clients().get(p3).tags());
+        assertEquals(List.of(TaskProblems.RACK_TAG), p.config().rackAwareTags());
+        assertTrue(t.rackTags());
         assertEquals(Set.of(new TaskId(0, 0)), p.clients().get(pid(2).id().toString()).previousStandby());
 
         assertEquals(List.of("az1", "az2"), p.replicaRacks().get(IN0));
@@ -149,6 +152,29 @@ class TaskProblemsTest {
         assertEquals(7, p.config().trafficCost(), "the application's own setting wins");
         assertEquals(2, p.config().nonOverlapCost());
         assertNull(TaskProblems.of(s, "other-app", advice, PartitionRacks.fresh()).problem().config().nonOverlapCost());
+    }
+
+    @Test
+    void namedTagsAreUsedAsGivenAndARacklessClientGetsNoRackTag() {
+        FakeApplicationState s = FakeApplicationState.sample();
+        s.configs = new AssignmentConfigs(10_000L, 2, 1, 600_000L, List.of("zone"), OptionalInt.empty(),
+            OptionalInt.empty(), "min_traffic");
+        for (var e : new java.util.ArrayList<>(s.processes.entrySet())) {
+            var proc = (FakeApplicationState.Proc) e.getValue();
+            s.processes.put(e.getKey(), new FakeApplicationState.Proc(proc.processId(), proc.numProcessingThreads(),
+                proc.rackId(), FakeApplicationState.tags("zone", proc.rackId().orElse("?")), proc.previousActiveTasks(),
+                proc.previousStandbyTasks(), proc.statefulTasksToLagSums()));
+        }
+        TaskProblems.Translated t = TaskProblems.of(s, "app", AdviceView.NONE, PartitionRacks.fresh());
+        assertEquals(List.of("zone"), t.problem().config().rackAwareTags());
+        assertFalse(t.rackTags());
+
+        FakeApplicationState racklessOne = FakeApplicationState.sample();
+        racklessOne.process(4, 1, null, Set.of(), Set.of(), Map.of(new org.apache.kafka.streams.processor.TaskId(0, 0), 0L,
+            new org.apache.kafka.streams.processor.TaskId(0, 1), 0L, new org.apache.kafka.streams.processor.TaskId(0, 2), 0L));
+        t = TaskProblems.of(racklessOne, "app", AdviceView.NONE, PartitionRacks.fresh());
+        assertEquals(List.of(), t.problem().config().rackAwareTags());
+        assertFalse(t.rackTags());
     }
 
     @Test
