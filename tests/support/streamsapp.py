@@ -75,6 +75,7 @@ class TaskAppInstance:
         self.rack = rack
         self.reports: list[dict[str, Any]] = []
         self.fetches: list[dict[str, Any]] = []
+        self.lag = -1
         self._lock = threading.Lock()
         self._err = tempfile.NamedTemporaryFile(  # noqa: SIM115 - open while the JVM runs
             mode="w+", prefix=f"taskapp-{rack}-", suffix=".log", delete=False)
@@ -103,7 +104,8 @@ class TaskAppInstance:
         self.proc.stdin.flush()
 
     def fetched(self, timeout: float = 20) -> dict[int, int]:
-        """Bytes its main consumers received per broker id so far (``incoming-byte-total``)."""
+        """Bytes its main consumers received per broker id so far (``incoming-byte-total``);
+        :attr:`lag` is then their largest ``records-lag`` of a partition."""
         assert self.proc.stdin is not None
         with self._lock:
             seen = len(self.fetches)
@@ -114,6 +116,7 @@ class TaskAppInstance:
             with self._lock:
                 if len(self.fetches) > seen:
                     nodes = self.fetches[-1]["nodes"]
+                    self.lag = int(self.fetches[-1].get("lag", 0))
                     # node-<broker id>; the coordinator's connection has a node id near 2^31
                     return {int(k.removeprefix("node-")): int(v) for k, v in nodes.items()
                             if k.removeprefix("node-").isdigit()

@@ -45,7 +45,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *
  * <p>stdout: one JSON line whenever its own view of its tasks changes (and on each stdin line;
  * the line {@code fetch} prints instead what its main consumers fetched per broker, from their own
- * metrics: {@code {"event":"fetch","process_id":..,"nodes":{"1":123456},"topics":{"in":120000}}}):
+ * metrics: {@code {"event":"fetch","process_id":..,"nodes":{"node-1":123456},"topics":{"in":120000},"lag":0}}: lag is
+ * the largest records-lag of its partitions now):
  * <pre>{"event":"tasks","ts_ms":...,"state":"RUNNING","process_id":"uuid","rack":"az1",
  *  "active":["0_0","1_1"],"standby":["0_2"],"rackwise":"computed=2 fallbacks={}"}</pre>
  * {@code rackwise} is the plug-in's count for this application in this JVM (only the group
@@ -247,6 +248,7 @@ public final class TaskApp {
         synchronized void fetch() {
             java.util.TreeMap<String, Double> nodes = new java.util.TreeMap<>();
             java.util.TreeMap<String, Double> topics = new java.util.TreeMap<>();
+            double lag = 0;
             for (var e : streams.metrics().entrySet()) {
                 var name = e.getKey();
                 String client = name.tags().getOrDefault("client-id", "");
@@ -263,11 +265,14 @@ public final class TaskApp {
                     && name.name().equals("bytes-consumed-total") && name.tags().containsKey("topic")
                     && !name.tags().containsKey("partition")) {
                     topics.merge(name.tags().get("topic"), n.doubleValue(), Double::sum);
+                } else if (name.group().equals("consumer-fetch-manager-metrics") && name.name().equals("records-lag")
+                    && name.tags().containsKey("partition") && !Double.isNaN(n.doubleValue())) {
+                    lag = Math.max(lag, n.doubleValue());
                 }
             }
             System.out.println("{\"event\":\"fetch\",\"ts_ms\":" + System.currentTimeMillis() + ",\"process_id\":\""
                 + processId() + "\",\"rack\":\"" + rack + "\",\"nodes\":" + numbers(nodes) + ",\"topics\":"
-                + numbers(topics) + "}");
+                + numbers(topics) + ",\"lag\":" + (long) lag + "}");
             System.out.flush();
         }
 
