@@ -150,29 +150,32 @@ def _wire(app: App, racks_by_broker: dict[int, str], got: dict[str, dict[str, li
           racks: dict[int, set[str]], producer: SteadyProducer) -> list[str]:
     """(c): per process, bytes its main consumer received from each broker over a window in
     which every input partition carried at least ~150 KB; returns one line per process."""
-    def caught_up() -> dict[str, dict[int, int]] | None:
-        # the window starts once every consumer has read its backlog: a task's backlog is as old
-        # as the producer when the group formed, and reading it would skew the split
-        out = {i.latest()["process_id"]: i.fetched() for i in app.instances}  # type: ignore[index]
-        return out if all(0 <= i.lag <= 40 for i in app.instances) else None
-    before = wait_for(caught_up, 180, "every process's consumer caught up", interval=2)
-    start = dict(producer.sent)
-    wait_for(lambda: min(producer.sent[p] - start[p] for p in start) >= 150, 120,
-             "150 records on every input partition")
-
-    def grown() -> dict[str, dict[int, int]] | None:
+    def window() -> dict[str, dict[int, int]] | None:
+        """Bytes per broker of each process over a window in which every input partition carried
+        150 records; None (try again) when a process was still reading a backlog in it (a task's
+        backlog is as old as the producer when the group formed, and would skew the split)."""
+        before = {i.latest()["process_id"]: i.fetched() for i in app.instances}  # type: ignore[index]
+        start = dict(producer.sent)
+        wait_for(lambda: min(producer.sent[p] - start[p] for p in start) >= 150, 120,
+                 "150 records on every input partition")
+        sent = {p: producer.sent[p] - start[p] for p in start}
         out = {}
         for inst in app.instances:
             pid = inst.latest()["process_id"]  # type: ignore[index]
-            after = inst.fetched()
+            parts = [int(t.split("_")[1]) for t in got[pid]["active"]]
+            expected = sum(sent[p] for p in parts) * producer.size
+
+            def fetched(i: TaskAppInstance = inst, e: int = expected, was: int = sum(before[pid].values()),
+                        ) -> dict[int, int] | None:
+                now = i.fetched()
+                return now if sum(now.values()) - was >= 0.8 * e else None
+            after = wait_for(fetched, 60, f"{inst.rack}: its consumer fetched its partitions' records")
             delta = {b: after.get(b, 0) - before[pid].get(b, 0) for b in after}
-            local = len([t for t in got[pid]["active"]
-                         if app.rack_of()[pid] in racks[int(t.split("_")[1])]])
-            if sum(delta.values()) < 100_000 * len(got[pid]["active"]) * 0.5 or (local and not delta):
+            if sum(delta.values()) > 1.6 * expected:
                 return None
             out[pid] = delta
         return out
-    deltas = wait_for(grown, 120, "every process's consumer fetched its share")
+    deltas = wait_for(window, 300, "a window without backlog for every process", interval=0.1)
     lines = []
     for pid, delta in deltas.items():
         rack = app.rack_of()[pid]
@@ -292,8 +295,13 @@ def test_a_hot_partition_is_placed_local_with_the_agent_advising(
         crossing = sorted(p.partition for m in plan.members for p in m.partitions if p.cross_rack)
         print(f"advised plan generation {plan.generation}: 0_{hot} on {owner.rack}, cross-rack now "
               f"{crossing}, bytes/s {plan.summary.bytes_per_s}, cross {plan.summary.cross_rack_bytes_per_s}")
-        assert owner.rack in racks[hot], (hot, owner.rack)
-        assert len(crossing) == 2 and hot not in crossing
+        assert owner.rack in racks[hot] and hot not in crossing, (hot, owner.rack, crossing)
+        # what still crosses is lighter than the hot partition alone (50x the others' 2 kB/s):
+        # the weighted objective may keep a third light partition across racks rather than
+        # move two tasks for it (non_overlap_cost per move against traffic_cost per weight)
+        hot_bytes = 100.0 * 1000
+        assert plan.summary.cross_rack_bytes_per_s is not None
+        assert plan.summary.cross_rack_bytes_per_s < 0.2 * hot_bytes, plan.summary
     finally:
         app.close()
         reader.close()
