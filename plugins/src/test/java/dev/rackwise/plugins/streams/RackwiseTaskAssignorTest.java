@@ -173,12 +173,18 @@ class RackwiseTaskAssignorTest {
     }
 
     @Test
-    void theReportIsAStreamsPlanOfTheContract() {
+    void theReportIsAStreamsPlanOfTheContract() throws java.io.IOException {
         FakeApplicationState state = FakeApplicationState.sample();
         TaskProblems.Translated in = TaskProblems.of(state, "app", AdviceView.NONE, PartitionRacks.fresh());
-        PublishedPlan plan = StreamsPlanReports.convert(new ComputedTaskPlan("app", in, samplePlan(true), 42, 1000),
+        PublishedPlan plan = StreamsPlanReports.convert(new ComputedTaskPlan("app", in, samplePlan(true), 42, 1_795_567_200_000L),
             AdviceView.NONE, new PlanGenerations());
         String json = PlanJson.write(plan);
+        // the golden streams plan: tests/unit/test_plugin_plan_json.py reads it as a plan of the contract
+        java.nio.file.Path golden = java.nio.file.Path.of("src/test/resources/publish/plugin-plan-streams.json");
+        if (System.getenv("RACKWISE_WRITE_GOLDEN") != null) {
+            java.nio.file.Files.writeString(golden, json + "\n");
+        }
+        assertEquals(java.nio.file.Files.readString(golden).strip(), json);
         assertTrue(json.contains("\"kind\":\"streams\""), json);
         assertTrue(json.contains("\"reason\":\"assigned\""), json);
         assertTrue(json.contains("\"followup_ms\":600000"), json);
