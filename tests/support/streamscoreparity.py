@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 from dataclasses import replace
@@ -37,6 +38,8 @@ from typing import Any
 
 from assignor.cluster import TopicPartition
 from assignor.streams.inputs import StreamsInputs, run
+from assignor.streams.scenario import parse_inputs
+from bench.streams_gen import generate
 from tests.support.javaharness import ROOT, JavaBuildError, classpath
 
 PROJECT = "tests/java/streams-core-parity"
@@ -142,3 +145,43 @@ def run_core(problems: list[dict[str, Any]], *, timeout: float = 600,
         raise JavaBuildError(f"{MAIN} answered {len(answers)} of {len(problems)} problems:\n"
                              f"{proc.stderr.decode(errors='replace')[-4000:]}")
     return answers
+
+
+def parity_case(seed: int, *, tiny: bool = False) -> tuple[StreamsInputs, dict[str, Any]]:
+    """The generated application of the task-core parity suite for ``seed`` and what was
+    drawn: lags (warm-ups), KIP-708 tags, 1-3 threads, 0-2 standbys, stateless and stateful
+    subtopologies, 1-6 racks, strategies none / min_traffic / balance_subtopology, integer
+    weights or none, UUID or short process ids, now and then a client without rack, and
+    non-default costs. ``tiny``: at most 6 tasks and 3 clients (for the brute force)."""
+    rng = random.Random(seed)
+    drawn: dict[str, Any] = {
+        "strategy": rng.choice(["none", "min_traffic", "balance_subtopology"]),
+        "tasks": rng.randint(1, 6) if tiny else rng.randint(1, 30),
+        "clients": rng.randint(1, 3) if tiny else rng.randint(1, 7),
+        "racks": rng.randint(1, 6),
+        "rf": rng.randint(1, 3),
+        "standbys": rng.randint(0, 2),
+        "subtopologies": rng.randint(1, 3),
+        "source_partitions": rng.randint(1, 2),
+        "lagged": rng.random() < 0.5,
+        "tags": rng.random() < 0.3,
+        "weights": rng.random() < 0.5,
+        "uuids": rng.random() < 0.5,
+        "rackless": 0.1 if rng.random() < 0.2 else 0.0,
+        "costs": rng.choice([(None, None), (None, None), (5, 2), (1, 0), (0, 3)]),
+        "max_warmup_replicas": rng.randint(1, 3),
+    }
+    if tiny:
+        drawn["lagged"] = drawn["tags"] = False
+        drawn["rackless"] = 0.0
+    doc = generate(
+        seed,
+        tasks=drawn["tasks"], clients=drawn["clients"], racks=drawn["racks"], rf=drawn["rf"],
+        standbys=drawn["standbys"], strategy=drawn["strategy"],
+        subtopologies=min(drawn["subtopologies"], drawn["tasks"]),
+        source_partitions=drawn["source_partitions"], max_threads=3, lagged=drawn["lagged"],
+        tags=drawn["tags"], weights=drawn["weights"], uuids=drawn["uuids"],
+        rackless=drawn["rackless"], costs=drawn["costs"],
+    )
+    doc["group"]["config"]["max_warmup_replicas"] = drawn["max_warmup_replicas"]
+    return with_view_weights(parse_inputs(doc)), drawn
