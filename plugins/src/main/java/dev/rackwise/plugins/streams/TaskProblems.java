@@ -50,8 +50,8 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
  *       rack known, the rack is the one tag ({@link #RACK_TAG}), so standbys avoid their active's rack
  *       where another has room (KIP-708's placement); named tags are used as given;</li>
  *   <li>weights: with measured advice, each partition weighs its relative bytes/s
- *       ({@link AdviceView#weight}) in thousandths ({@link #WEIGHT_SCALE}, at least 1; an
- *       unmeasured partition 1000) and the non-overlap cost is scaled by the same factor, so the
+ *       ({@link AdviceView#weight}) in hundredths ({@link #WEIGHT_SCALE}, at least 1; an
+ *       unmeasured partition 100) and the non-overlap cost is scaled by the same factor, so the
  *       costs keep KIP-925's proportions; without advice no weight is set (every partition 1).</li>
  * </ul>
  *
@@ -67,8 +67,11 @@ public final class TaskProblems {
      */
     public static final String RACK_TAG = "rackwise.rack";
 
-    /** Weights are relative bytes/s in thousandths: the core's weights are whole numbers. */
-    public static final long WEIGHT_SCALE = 1000;
+    /**
+     * Weights are relative bytes/s in hundredths: the core's weights are whole numbers, and small
+     * ones leave its tie-break levels room within its 2^60 cost budget (docs/streams-assignor.md § 6).
+     */
+    public static final long WEIGHT_SCALE = 100;
 
     private TaskProblems() {
     }

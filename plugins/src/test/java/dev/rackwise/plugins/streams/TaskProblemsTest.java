@@ -122,16 +122,16 @@ class TaskProblemsTest {
     }
 
     @Test
-    void adviceBecomesWeightsInThousandthsAndScalesTheMoveCost() {
+    void adviceBecomesWeightsInHundredthsAndScalesTheMoveCost() {
         TaskProblems.Translated t = TaskProblems.of(FakeApplicationState.sample(), "app", new Advice(),
             PartitionRacks.fresh());
         TaskProblem p = t.problem();
         assertTrue(t.weighted());
-        assertEquals(1500L, p.weight(IN0));
-        assertEquals(500L, p.weight(IN1));
-        assertEquals(1000L, p.weight(new TopicPartition("in", 2)), "unmeasured: weight 1, in thousandths");
+        assertEquals(150L, p.weight(IN0));
+        assertEquals(50L, p.weight(IN1));
+        assertEquals(100L, p.weight(new TopicPartition("in", 2)), "unmeasured: weight 1, in hundredths");
         assertEquals(10, p.config().trafficCost());
-        assertEquals(1000, p.config().nonOverlapCost());
+        assertEquals(100, p.config().nonOverlapCost());
     }
 
     @Test
