@@ -181,7 +181,9 @@ class AssignmentPlan(_Strict):
     summary: PlanSummary
     request_id: str | None = Field(
         default=None,
-        description="the assignment request this plan answers (Kafka's plug-ins); absent otherwise",
+        description="the assignment request this plan answered (the KIP-924 task assignor's "
+        "round trip to the agent, removed in issue 26; kept so older plans still read); "
+        "absent otherwise",
     )
 
     def to_json(self) -> str:

@@ -22,7 +22,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+import structlog
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from agent.brokers.traffic import TrafficSettings
@@ -44,11 +45,10 @@ class TopicSettings(BaseModel):
     plans: str = "rackwise.plans"
     control: str = "rackwise.control"
     deadletter: str = "rackwise.deadletter"
-    requests: str = "rackwise.requests"
     advice: str = Field(
         default="rackwise.advice", description="compacted; what the agent advises Kafka's plug-ins"
     )
-    partitions: int = Field(default=6, ge=1, description="for subscriptions, plans and requests alike")
+    partitions: int = Field(default=6, ge=1, description="for subscriptions and plans alike")
     replication_factor: int = Field(default=-1, description="-1: the broker default")
     create: bool = True
 
@@ -104,17 +104,6 @@ class PlannerSettings(BaseModel):
         description="group-id pattern -> streams topology (docs/architecture.md § Scenarios)",
     )
     streams_config: dict[str, Any] = Field(default_factory=dict)
-
-
-class RequestSettings(BaseModel):
-    """Requests of Kafka Streams' KIP-924 task assignor (docs/architecture.md § Kafka's seams).
-    Consumer groups send none: their plug-ins decide in-process."""
-
-    enabled: bool = True
-    max_age_s: float = Field(
-        default=10.0, gt=0,
-        description="older requests are dropped: their caller gave up (plug-ins wait 5 s)",
-    )
 
 
 class ObserveSettings(BaseModel):
@@ -192,11 +181,33 @@ class AgentSettings(BaseSettings):
     planner: PlannerSettings = Field(default_factory=PlannerSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
     observe: ObserveSettings = Field(default_factory=ObserveSettings)
-    requests: RequestSettings = Field(default_factory=RequestSettings)
     traffic: TrafficSettings = Field(default_factory=TrafficSettings)
     advice: AdviceSettings = Field(default_factory=AdviceSettings)
     cost: CostSettings = Field(default_factory=CostSettings)
     log: LogSettings = Field(default_factory=LogSettings)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _retired_keys(cls, raw: Any) -> Any:
+        """Settings of the removed Streams request service (``requests.*``, ``topics.requests``;
+        issue 26: the KIP-924 task assignor decides in-process) are ignored with a warning, so
+        an agent upgraded with its old config still starts."""
+        if not isinstance(raw, dict):
+            return raw
+        out = dict(raw)
+        retired = []
+        if "requests" in out:
+            out.pop("requests")
+            retired.append("requests")
+        topics = out.get("topics")
+        if isinstance(topics, dict) and "requests" in topics:
+            out["topics"] = {k: v for k, v in topics.items() if k != "requests"}
+            retired.append("topics.requests")
+        if retired:
+            structlog.get_logger("rackwise.settings").warning(
+                "ignoring retired settings: the Streams request service is gone (the task "
+                "assignor decides in-process)", keys=retired)
+        return out
 
     @field_validator("kafka", mode="before")
     @classmethod

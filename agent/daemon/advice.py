@@ -122,7 +122,7 @@ class AdvicePublisher:
     # ---- what to measure ---------------------------------------------------------------------
     def topics_to_measure(self, names: Iterable[str]) -> set[str]:
         t = self.settings.topics
-        own = (t.subscriptions, t.plans, t.control, t.deadletter, t.requests, t.advice)
+        own = (t.subscriptions, t.plans, t.control, t.deadletter, t.advice)
         return advised_topics(names, self.settings.advice.topics, own)
 
     # ---- publishing --------------------------------------------------------------------------

@@ -44,7 +44,6 @@ from agent.daemon.observe import Observer
 from agent.daemon.ops import Metrics, OpsServer
 from agent.daemon.planning import PlanJob, cross_rack_count, planned_topics, take_job
 from agent.daemon.rackwatch import RackWatch, watch_racks
-from agent.daemon.requests import RequestService
 from agent.daemon.schedule import Scheduler
 from agent.daemon.state import GroupState, GroupTable, InputRejected
 from agent.daemon.topics import ensure_topics, partition_counts
@@ -112,10 +111,6 @@ class Agent:
             )
         )
         self.observer: Observer | None = None
-        self.requests = (
-            RequestService(s, self.metrics, self.worker.submit, self._dead_letter)
-            if s.requests.enabled else None
-        )
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def stop(self) -> None:
@@ -177,8 +172,6 @@ class Agent:
             self.consumer.commit(asynchronous=False)
         self._closing = True
         self.consumer.close()
-        if self.requests is not None:
-            self.requests.close()
         self.dlq.flush(10)
         meta.join(5)
         if self.advice is not None:
@@ -197,8 +190,6 @@ class Agent:
             msg = self.consumer.poll(timeout)
             if msg is not None:
                 self._on_message(msg)
-            if self.requests is not None:
-                self.requests.serve(self.table, self.subs_partitions)
             self._drain_events()
             now = time.monotonic()
             if now - self._last_loop > STALL_S:
@@ -238,8 +229,6 @@ class Agent:
             self.table.drop_partition(p)
             self._ready.discard(p)
             self._loading.pop(p, None)
-            if self.requests is not None:
-                self.requests.close_partition(p, self.subs_partitions)
             if not self._closing:
                 waits.append(self.worker.close(p))
         for done in waits:
@@ -317,13 +306,9 @@ class Agent:
             return
         del self._loading[p]
         self._ready.add(p)
-        # Plans that answered requests belong to the request service, not the group table.
-        subscribed = {g: plan for g, plan in state.plans.items() if plan.request_id is None}
         dirty, planned = restore_recovered(
-            self.table, p, subscribed, self.subs_partitions, time.monotonic()
+            self.table, p, state.plans, self.subs_partitions, time.monotonic()
         )
-        if self.requests is not None:
-            self.requests.open(p, state.plans)
         self.scheduler.mark_dirty(dirty)
         log.info(
             "partition ready",
@@ -357,9 +342,6 @@ class Agent:
 
     def _published(self, event: Published) -> None:
         job, plan = event.job, event.plan
-        if self.requests is not None and job.request is not None:
-            self.requests.published(job, plan)
-            return
         latency = time.monotonic() - job.dirty_since
         self.metrics.plans.labels(plan.reason).inc()
         self.metrics.plan_latency.observe(latency)
@@ -378,9 +360,6 @@ class Agent:
 
     def _failed(self, event: Failed) -> None:
         job = event.job
-        if self.requests is not None and job.request is not None:
-            self.requests.failed(job)
-            return
         self.scheduler.failed(job.group_id, job.generation, job.triggers, job.changes, job.expired,
                               event.retry)
 
@@ -446,5 +425,4 @@ class Agent:
             "members": self.table.member_count(),
             "ready_partitions": sorted(self._ready),
             "loading_partitions": sorted(self._loading),
-            "serving_requests": self.requests.partitions() if self.requests else [],
         }

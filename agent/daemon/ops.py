@@ -35,12 +35,6 @@ class Metrics:
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
             registry=r,
         )
-        self.requests = Counter(
-            "rackwise_requests_total",
-            "assignment requests from Kafka's plug-ins, by outcome (planned or the reject reason)",
-            ["outcome"],
-            registry=r,
-        )
         self.cross_rack = Gauge(
             "rackwise_cross_rack_partitions",
             "cross-rack partitions in the latest plan",

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 from agent.config.settings import PlannerSettings
 from agent.daemon.state import GroupState, MemberState, may_hold
-from agent.daemon.streams_requests import StreamsServiceRequest
 from assignor.api import (
     ConsumerGroup,
     Round,
@@ -73,7 +72,6 @@ class PlanJob:
     previous: AssignmentPlan | None = None
     streams: StreamsSetup | None = None
     streams_error: str | None = None
-    request: StreamsServiceRequest | None = None
 
     @property
     def reason(self) -> str:
@@ -253,10 +251,6 @@ def compute_plan(
 ) -> AssignmentPlan:
     """The plan for one job (raises AssignorError on input the assignor rejects)."""
     round_ = Round(previous=job.previous, triggers=job.triggers, generation=job.generation)
-    if isinstance(job.request, StreamsServiceRequest):
-        # A KIP-924 task assignor's request: the topology, lags and racks are the request's.
-        app = job.request.app(job.group_id, job.request.view(view), job.assignor)
-        return plan(app, round_).model_copy(update={"request_id": job.request.request_id})
     if job.kind == "streams":
         return plan(streams_app(job, view, end_offsets or {}), round_)
     return plan(consumer_group(job, view), round_)

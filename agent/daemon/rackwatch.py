@@ -89,32 +89,6 @@ class RackWatch:
             for topic in placement:
                 self.debouncer.observe(topic, fingerprint(placement[topic], self.broker_racks), now)
 
-    def current(self, topics: Iterable[str], timeout_s: float = 3.0) -> None:
-        """Describe ``topics`` again now, once, within ``timeout_s``: a plan a plug-in asks for
-        now, often because replica racks just changed (KIP-881 in a classic leader, KIP-1101
-        on the broker), must not use a placement up to ``interval_s`` old. Topics never seen
-        get their debounce baseline as in :meth:`ensure`; known ones only update the placement
-        (triggers stay with :meth:`refresh`). On failure the cached placement stands."""
-        names = sorted(set(topics))
-        if not names:
-            return
-        with self._lock:
-            unseen = set(names) - set(self.placement)
-        try:
-            snap = describe(self.admin, names, min(timeout_s, self._settings.request_timeout_s))
-        except Exception as exc:  # noqa: BLE001 - reported, never fatal
-            self.errors += 1
-            log.warning("cannot describe topics now; planning on the last placement",
-                        topics=names, error=str(exc))
-            self.ensure(unseen)
-            return
-        placement = dict(snap.view.topics)
-        self._store(dict(snap.view.brokers), placement)
-        now = time.monotonic()
-        with self._lock:
-            for topic in unseen & set(placement):
-                self.debouncer.observe(topic, fingerprint(placement[topic], self.broker_racks), now)
-
     def refresh(self, topics: Iterable[str], now: float | None = None) -> list[RackChange]:
         """One polling round: returns the debounced changes (each names its topic)."""
         names = sorted(set(topics))

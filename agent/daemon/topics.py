@@ -34,13 +34,6 @@ def topic_specs(topics: TopicSettings) -> list[NewTopic]:
             },
         ),
         NewTopic(topics.plans, num_partitions=topics.partitions, replication_factor=rf),
-        # Requests need no history: a caller waits seconds for its answer.
-        NewTopic(
-            topics.requests,
-            num_partitions=topics.partitions,
-            replication_factor=rf,
-            config={"retention.ms": "3600000"},
-        ),
         # Advice: the latest record per key is all a plug-in needs, and it reads every
         # partition, so one partition holds it (a few records per topic and per rule).
         NewTopic(

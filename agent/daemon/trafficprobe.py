@@ -15,8 +15,8 @@ one place re-plans are decided, agent.daemon.loop): it folds probe results into 
   normal withholding: the ``traffic-changed`` plan withholds what moves, the ``followup``
   plan hands it over once released.
 
-Groups served through Kafka's plug-ins (the request service) are planned when Kafka asks and
-are not probed.
+Groups served by Kafka's plug-ins are planned in-process when Kafka asks (they take the
+measured traffic as advice) and are not probed.
 """
 
 from __future__ import annotations

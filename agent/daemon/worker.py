@@ -45,7 +45,6 @@ from assignor.errors import AssignorError
 from protocol.errors import RackwiseError
 from protocol.plan import OBSERVE_REASONS, PLAN_REASONS, AssignmentPlan
 from protocol.routing import group_partition, member_key
-from protocol.streams_request import ERROR_DETAIL_HEADER, ERROR_HEADER, REQUEST_ID_HEADER
 
 log = structlog.get_logger("rackwise.publisher")
 
@@ -244,9 +243,11 @@ class PlanWorker:
                     plan = AssignmentPlan.from_json(msg.value() or b"")
                 except RackwiseError:
                     continue
-                if plan.reason not in PLAN_REASONS or plan.reason in OBSERVE_REASONS:
-                    # Observe mode's plans, the plug-ins' reports (reason "assigned") and a
-                    # newer writer's reasons are not this agent's planning state: recovered, a
+                if (plan.reason not in PLAN_REASONS or plan.reason in OBSERVE_REASONS
+                        or plan.request_id is not None):
+                    # Observe mode's plans, the plug-ins' reports (reason "assigned"), a newer
+                    # writer's reasons and the answers of the retired Streams request service
+                    # (request_id set) are not this agent's planning state: recovered, a
                     # plug-in's group would become a ghost and get an empty member-left plan.
                     continue
                 old = latest.get(plan.group_id)
@@ -274,10 +275,7 @@ class PlanWorker:
         by_partition: dict[int, list[tuple[PlanJob, AssignmentPlan | None, str | None]]] = {}
         for job in jobs:
             try:
-                if job.request is not None:
-                    self.watch.current(job.topics)  # the placement now, not a cached one
-                else:
-                    self.watch.ensure(job.topics)
+                self.watch.ensure(job.topics)
                 view = self.watch.view(job.topics)
                 if self.traffic is not None:  # measured bytes/s as weights, the read model
                     view = self.traffic.enrich(view)
@@ -312,7 +310,6 @@ class PlanWorker:
         self, partition: int, items: list[tuple[PlanJob, AssignmentPlan | None, str | None]]
     ) -> None:
         s = self.settings
-        agent = s.instance_id
         producer = self.producers.get(partition)
         if producer is None:
             for job, _, _ in items:
@@ -329,19 +326,6 @@ class PlanWorker:
                         partition=partition,
                     )
                     self._control(producer, "member-expired", job.group_id, member=member)
-                if job.request is not None and plan is None:
-                    # The caller waits on the dead-letter topic too: it falls back at once.
-                    producer.produce(
-                        s.topics.deadletter,
-                        key=job.group_id.encode(),
-                        value=None,
-                        headers=[
-                            (REQUEST_ID_HEADER, job.request.request_id.encode()),
-                            (ERROR_HEADER, b"plan-failed"),
-                            (ERROR_DETAIL_HEADER, (error or "plan failed").encode()),
-                            ("rackwise-agent", agent.encode()),
-                        ],
-                    )
                 if plan is None:
                     self._control(producer, "plan-failed", job.group_id, generation=job.generation,
                                   reason=job.reason, error=error)
@@ -351,10 +335,6 @@ class PlanWorker:
                     key=job.group_id.encode(),
                     value=plan.to_json().encode(),
                     partition=group_partition(job.group_id, self.plans_partitions),
-                    headers=(
-                        [(REQUEST_ID_HEADER, job.request.request_id.encode())]
-                        if job.request is not None else None
-                    ),
                 )
                 self._control(producer, "rebalance-triggered", job.group_id,
                               generation=plan.generation, reason=plan.reason,

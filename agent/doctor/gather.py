@@ -161,7 +161,7 @@ def read_agent(admin: Any, settings: AgentSettings, raws: Mapping[str, RawGroup]
                existing: set[str], timeout: float) -> AgentState:
     t = settings.topics
     topics = {"subscriptions": t.subscriptions, "plans": t.plans, "control": t.control,
-              "deadletter": t.deadletter, "requests": t.requests, "advice": t.advice}
+              "deadletter": t.deadletter, "advice": t.advice}
     raw = raws.get(settings.input.group_id)
     members: int | None = 0
     if raw is not None:

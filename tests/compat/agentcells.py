@@ -206,7 +206,7 @@ def agent_cell(bootstrap: str) -> str:
     try:
         agent.wait_ready()
         s = settings.topics
-        own = [s.subscriptions, s.plans, s.control, s.deadletter, s.requests]
+        own = [s.subscriptions, s.plans, s.control, s.deadletter]
         wait_until(lambda: set(own) <= set(admin.list_topics(timeout=10).topics), 60,
                    "the agent creates its topics")
         clients = _followers(newest, bootstrap, settings, group, topic)

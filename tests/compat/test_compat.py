@@ -162,34 +162,31 @@ STREAMS_PLACEMENT = [[1, 2], [2, 3], [3, 1], [1, 2], [2, 3], [3, 1]]
 
 
 def _streams_cell(bootstrap: str, version: str) -> str:
+    """Kafka Streams of ``version`` with RackwiseTaskAssignor deciding in-process, no agent: the
+    processes run the plan the plug-in reported, rack-optimal; a source replica move re-plans
+    (KIP-881); a process leaving keeps every task active exactly once."""
     from agent.dev.tail import PlanReader
-    from tests.support.agent import AgentThread, isolated_settings
     from tests.support.kafkautil import create_topic
     from tests.support.streamsapp import TaskAppInstance, reported, running, wait_for
 
     admin = admin_of(bootstrap)
     name = f"t-compat-streams-{uuid.uuid4().hex[:6]}"
-    topics = {"input": f"{name}-in", "stateless": f"{name}-in2", "output": f"{name}-out"}
+    topics = {"input": f"{name}-in", "stateless": f"{name}-in2", "output": f"{name}-out",
+              "plans": f"{name}-plans"}
     create_topic(admin, topics["input"], STREAMS_PLACEMENT)
     create_topic(admin, topics["stateless"], STREAMS_PLACEMENT[:3])
     create_topic(admin, topics["output"], partitions=3)
+    create_topic(admin, topics["plans"], partitions=3)  # no agent creates it here
     all_tasks = sorted([f"0_{p}" for p in range(6)] + [f"1_{p}" for p in range(3)])
-    settings = isolated_settings(bootstrap, name)
-    agent = AgentThread(settings).__enter__()
-    reader = PlanReader(bootstrap, settings.topics.plans, f"{name}-app")
+    reader = PlanReader(bootstrap, topics["plans"], f"{name}-app")
     instances: list[Any] = []
     try:
-        agent.wait_ready()
-        wait_for(lambda: len(agent.agent.health()[1]["serving_requests"]) == 3, 60,
-                 "agent serving every requests partition")
-        s = settings.topics
         for rack in RACKS:
             instances.append(TaskAppInstance(
                 bootstrap, f"{name}-app", rack, input=topics["input"], stateless=topics["stateless"],
                 output=topics["output"], recovery_lag=100, kafka_version=version,
-                config={"rackwise.requests.topic": s.requests, "rackwise.plans.topic": s.plans,
-                        "rackwise.deadletter.topic": s.deadletter, "rackwise.timeout.ms": "10000",
-                        "rackwise.backoff.ms": "120000",
+                config={"rackwise.plans.topic": topics["plans"],
+                        "rackwise.advice.topic": f"{name}-advice",
                         "metadata.max.age.ms": "3000"}))  # the leader sees replica moves in 3 s
 
         def follows_plan(extra: Callable[[Any], bool] = lambda _p: True) -> Any:
@@ -204,33 +201,32 @@ def _streams_cell(bootstrap: str, version: str) -> str:
             got = {pid: r["active"] for pid, r in reported(instances).items()}
             return plan if want == got and extra(plan) else None
         try:
-            plan = wait_for(follows_plan, 240, "the three processes running the agent's newest plan")
+            plan = wait_for(follows_plan, 240, "the three processes running the plug-in's newest plan")
         except TimeoutError:
             raise AssertionError("\n".join(i.stderr()[-2000:] for i in instances)) from None
+        assert plan.kind == "streams" and plan.reason == "assigned", plan
         assert sorted(t for m in plan.members for t in m.active_tasks) == all_tasks
         assert plan.summary.cross_rack_partitions == 0 == plan.summary.lower_bound, plan.summary
         moved, took = _streams_move(bootstrap, admin, topics["input"], plan, follows_plan)
-        agent.stop()
-        instances[-1].stop()  # a member leaves: the leader assigns again, without the agent
+        instances[-1].stop()  # a member leaves: the leader assigns again
         live = instances[:2]
 
-        def fell_back() -> bool:
+        def settled() -> bool:
             if not running(live):
                 return False
             actives = sorted(t for r in reported(live).values() for t in r["active"])
-            return actives == all_tasks and "falls back to Kafka's StickyTaskAssignor" in \
-                "".join(i.stderr() for i in live)
-        wait_for(fell_back, 180, "with the agent stopped, two processes run every task once (fallback)")
+            return actives == all_tasks
+        wait_for(settled, 180, "two processes run every task once after one left")
+        assert "falls back" not in "".join(i.stderr() for i in instances), \
+            "\n".join(i.stderr()[-2000:] for i in instances)
     finally:
         for inst in instances:
             inst.close()
         reader.close()
-        if agent.thread.is_alive():
-            agent.stop()
-    return (f"ran the agent's plan generation {plan.generation}: 9 tasks, cross-rack "
+    return (f"ran the plug-in's plan (generation {plan.generation}): 9 tasks, cross-rack "
             f"{plan.summary.cross_rack_partitions} (optimum {plan.summary.lower_bound:.0f}); "
-            f"{moved} {took:.0f}s after the move; agent stopped: "
-            "StickyTaskAssignor fallback, every task active once")
+            f"{moved} {took:.0f}s after the move; a process left: every task active once, "
+            "no fallback")
 
 
 def _streams_move(bootstrap: str, admin: Any, source: str, before: Any,

@@ -4,12 +4,13 @@ Each :class:`TaskAppInstance` is one JVM running one KafkaStreams client with ra
 task assignor (plugins/target/rackwise-plugins.jar on its classpath) or Kafka's default. It
 reports its *own* view of its tasks (``KafkaStreams.metadataForLocalThreads()``) as JSON lines;
 :meth:`TaskAppInstance.latest` is the newest one. Its stderr (the plug-in's log lines: "uses the
-agent's plan" / "falls back") goes to a file the tests read.
+application ..." / "falls back") goes to a file the tests read. :meth:`TaskAppInstance.fetched` asks
+it what its main consumers fetched per broker (their own ``consumer-node-metrics``).
 
 Example::
 
     inst = TaskAppInstance(bootstrap, "app", "az1", input="in", stateless="in2", output="out",
-                           config={"main.consumer.rackwise.timeout.ms": "3000"})
+                           config={"client.tag.zone": "az1"})
     inst.latest()["active"]     # ["0_1", "1_0"]
 """
 
@@ -54,14 +55,15 @@ class TaskAppInstance:
                  state_dir: str | None = None, recovery_lag: int = 10_000,
                  probing_ms: int = 600_000, standbys: int = 1, standby_ms_per_record: int = 0,
                  config: dict[str, str] | None = None, heap: str = "-Xmx192m",
-                 hold: bool = False, kafka_version: str | None = None) -> None:
+                 hold: bool = False, kafka_version: str | None = None,
+                 strategy: str = "min_traffic") -> None:
         java = javaharness._require("java")
         # kafka_version: the Kafka Streams release (None: RACKWISE_KAFKA_VERSION, else the pom's)
         cp = javaharness.classpath(STREAMS_APP, kafka_version) + ":" + str(build_plugin_jar())
         args = [f"bootstrap={bootstrap}", f"app={app}", f"rack={rack}", f"input={input}",
                 f"output={output}", f"assignor={assignor}", f"recovery-lag={recovery_lag}",
                 f"probing-ms={probing_ms}", f"standbys={standbys}",
-                f"standby-ms-per-record={standby_ms_per_record}"]
+                f"standby-ms-per-record={standby_ms_per_record}", f"strategy={strategy}"]
         if stateless:
             args.append(f"stateless={stateless}")
         if hold:
@@ -72,6 +74,8 @@ class TaskAppInstance:
             args.append(f"config={key}={value}")
         self.rack = rack
         self.reports: list[dict[str, Any]] = []
+        self.fetches: list[dict[str, Any]] = []
+        self.lag = -1
         self._lock = threading.Lock()
         self._err = tempfile.NamedTemporaryFile(  # noqa: SIM115 - open while the JVM runs
             mode="w+", prefix=f"taskapp-{rack}-", suffix=".log", delete=False)
@@ -91,13 +95,34 @@ class TaskAppInstance:
             with contextlib.suppress(json.JSONDecodeError):
                 doc = json.loads(line)
                 with self._lock:
-                    self.reports.append(doc)
+                    (self.fetches if doc.get("event") == "fetch" else self.reports).append(doc)
 
     def go(self) -> None:
         """Start a client launched with ``hold=True`` (its JVM is already up)."""
         assert self.proc.stdin is not None
         self.proc.stdin.write("start\n")
         self.proc.stdin.flush()
+
+    def fetched(self, timeout: float = 20) -> dict[int, int]:
+        """Bytes its main consumers received per broker id so far (``incoming-byte-total``);
+        :attr:`lag` is then their largest ``records-lag`` of a partition."""
+        assert self.proc.stdin is not None
+        with self._lock:
+            seen = len(self.fetches)
+        self.proc.stdin.write("fetch\n")
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.fetches) > seen:
+                    nodes = self.fetches[-1]["nodes"]
+                    self.lag = int(self.fetches[-1].get("lag", 0))
+                    # node-<broker id>; the coordinator's connection has a node id near 2^31
+                    return {int(k.removeprefix("node-")): int(v) for k, v in nodes.items()
+                            if k.removeprefix("node-").isdigit()
+                            and int(k.removeprefix("node-")) < 1_000_000}
+            time.sleep(0.1)
+        raise TimeoutError(f"{self.rack}: no fetch report within {timeout:.0f}s")
 
     def latest(self) -> dict[str, Any] | None:
         with self._lock:

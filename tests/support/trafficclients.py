@@ -30,7 +30,7 @@ from confluent_kafka import OFFSET_END, Consumer, Producer, TopicPartition
 
 
 def _produce(bootstrap: str, topic: str, rates: dict[int, float], size: int, compression: str,
-             sent: Any, stop: Any) -> None:
+             sent: Any, stop: Any, keys: int = 0) -> None:
     """The producer process: records of ``size`` bytes at ``rates`` until ``stop`` is set."""
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20,
                          "compression.type": compression, "acks": "1"})
@@ -44,8 +44,9 @@ def _produce(bootstrap: str, topic: str, rates: dict[int, float], size: int, com
         elapsed = time.monotonic() - start
         for i, p in enumerate(parts):
             due = int(elapsed * rates[p]) - done[i]
-            for _ in range(max(0, due)):
-                producer.produce(topic, payload, partition=p)
+            for n in range(max(0, due)):
+                key = f"k{(done[i] + n) % keys}".encode() if keys else None
+                producer.produce(topic, payload, key=key, partition=p)
             done[i] += max(0, due)
             sent[i] = done[i]
         producer.poll(0)
@@ -57,11 +58,12 @@ class SteadyProducer:
 
     It runs in its own process: in the test's process an audit's CPU work would hold the
     GIL, the producer would fall behind and then burst, and two windows over the same
-    traffic would disagree.
+    traffic would disagree. ``keys`` > 0 gives the records that many keys per partition
+    (a Kafka Streams aggregation drops records without a key).
     """
 
     def __init__(self, bootstrap: str, topic: str, rates: Mapping[int, float],
-                 size: int = 1000, compression: str = "none") -> None:
+                 size: int = 1000, compression: str = "none", keys: int = 0) -> None:
         import multiprocessing
 
         self.topic, self.rates, self.size = topic, dict(rates), size
@@ -70,7 +72,7 @@ class SteadyProducer:
         self._sent = ctx.Array("q", len(self._parts))
         self._stop = ctx.Event()
         self._proc = ctx.Process(target=_produce, name="steady-producer", daemon=True, args=(
-            bootstrap, topic, self.rates, size, compression, self._sent, self._stop))
+            bootstrap, topic, self.rates, size, compression, self._sent, self._stop, keys))
 
     def __enter__(self) -> SteadyProducer:
         self._proc.start()

@@ -150,9 +150,9 @@ def test_the_kip848_group_is_skipped_with_a_reason_where_it_cannot_run() -> None
     from agent.dev.demo.plugged import kip848_skip_reason
 
     loaded = "uniform,range,dev.rackwise.plugins.RackwiseGroupAssignor"
-    assert kip848_skip_reason(_Admin({1: loaded, 2: loaded}), "", "rackwise.requests") is None
-    why = kip848_skip_reason(_Admin({1: loaded, 2: "uniform,range"}), "", "rackwise.requests")
+    assert kip848_skip_reason(_Admin({1: loaded, 2: loaded}), "", "rackwise.plans") is None
+    why = kip848_skip_reason(_Admin({1: loaded, 2: "uniform,range"}), "", "rackwise.plans")
     assert why is not None and "do not list rackwise's assignor" in why
-    assert kip848_skip_reason(_Admin({1: None}), "", "rackwise.requests") is not None
-    why = kip848_skip_reason(_Admin({1: loaded}), "-ab12cd", "rackwise.requests-ab12cd")
-    assert why is not None and "rackwise.requests-ab12cd" in why
+    assert kip848_skip_reason(_Admin({1: None}), "", "rackwise.plans") is not None
+    why = kip848_skip_reason(_Admin({1: loaded}), "-ab12cd", "rackwise.plans-ab12cd")
+    assert why is not None and "rackwise.plans-ab12cd" in why

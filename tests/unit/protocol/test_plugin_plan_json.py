@@ -33,6 +33,22 @@ def test_golden_plugin_plans_are_plans(name: str) -> None:
     assert json.loads(plan.to_json()) == json.loads(text)
 
 
+def test_the_streams_golden_plan_is_a_streams_plan() -> None:
+    """What RackwiseTaskAssignor reports (StreamsPlanReports; RackwiseTaskAssignorTest writes
+    and checks this file): a streams plan with tasks per process and a probing follow-up."""
+    text = (GOLDEN / "plugin-plan-streams.json").read_text(encoding="utf-8").strip()
+    plan = AssignmentPlan.from_json(text)
+    jsonschema.validate(json.loads(text), plan_json_schema())
+    assert json.loads(plan.to_json()) == json.loads(text)
+    assert (plan.kind, plan.reason, plan.followup_ms) == ("streams", PLUGIN_REASON, 600_000)
+    assert [m.active_tasks for m in plan.members] == [["0_0", "1_0"], ["0_1"], ["0_2"]]
+    assert plan.members[2].warmup_tasks == ["0_0"] and plan.members[2].standby_tasks == ["0_1"]
+    assert all(m.process_id == m.member_id for m in plan.members)
+    s = plan.summary
+    assert (s.partitions, s.cross_rack_partitions, s.lower_bound, s.standby_rack_diversity) == \
+        (4, 0, 0.0, 2.0)
+
+
 def test_measured_golden_figures() -> None:
     plan = AssignmentPlan.from_json((GOLDEN / "plugin-plan-measured.json").read_bytes())
     s = plan.summary

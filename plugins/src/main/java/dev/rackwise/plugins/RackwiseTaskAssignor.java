@@ -8,18 +8,24 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import dev.rackwise.plugins.config.PluginConfig;
+import dev.rackwise.plugins.config.Settings;
+import dev.rackwise.plugins.metrics.PluginMetrics;
 import dev.rackwise.plugins.streams.AssignStats;
+import dev.rackwise.plugins.streams.ComputedTaskPlan;
 import dev.rackwise.plugins.streams.FallbackReason;
-import dev.rackwise.plugins.streams.StreamsAgentClient;
-import dev.rackwise.plugins.streams.StreamsAgentClient.Result;
-import dev.rackwise.plugins.streams.StreamsPlan;
-import dev.rackwise.plugins.streams.StreamsRequest;
-import dev.rackwise.plugins.streams.StreamsTranslator;
-import dev.rackwise.plugins.transport.Settings;
-import dev.rackwise.plugins.transport.Transport;
-import dev.rackwise.plugins.transport.Transports;
+import dev.rackwise.plugins.streams.PartitionRacks;
+import dev.rackwise.plugins.streams.StreamsLookups;
+import dev.rackwise.plugins.streams.TaskAssignments;
+import dev.rackwise.plugins.streams.TaskProblems;
+import dev.rackwise.tasks.ClientAssignment;
+import dev.rackwise.tasks.TaskCore;
+import dev.rackwise.tasks.TaskInputException;
+import dev.rackwise.tasks.TaskPlan;
+import dev.rackwise.tasks.TaskProblem;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
 import org.apache.kafka.common.config.ConfigException;
@@ -35,147 +41,153 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A KIP-924 task assignor for Kafka Streams applications (classic rebalance protocol): the
- * group leader sends the application's state to the rackwise agent, which plans it with its
- * high-availability + rack-aware assignor (warm-ups, probing follow-ups, KIP-925 min_traffic or
- * balance_subtopology, KIP-708 client tags) and answers with a plan; the plan becomes the
- * application's {@link TaskAssignment}. Without a valid plan within {@code rackwise.timeout.ms}
- * it runs Kafka's own public {@link StickyTaskAssignor} on the same state (Kafka 4.3.1 has no
- * public KIP-924 HighAvailabilityTaskAssignor) and logs why. It never throws.
+ * A KIP-924 task assignor for Kafka Streams applications (classic rebalance protocol): the group
+ * leader computes the assignment in-process with the JVM task core ({@code dev.rackwise.tasks}:
+ * KIP-441 high availability with warm-ups and probing rebalances, KIP-925 rack awareness solved
+ * exactly, KIP-708 client-tag standbys), from Kafka's {@link ApplicationState} plus the advice it
+ * already holds (per-partition bytes/s as weights, the application's {@code planner.rules} costs).
+ * Nothing in {@link #assign} waits on the network: the advice is read and the computed plan is
+ * reported to {@code rackwise.plans} on background threads. Kafka's own {@link StickyTaskAssignor}
+ * runs only on an internal error (bad input, an assignment Kafka would reject, a bug), logged and
+ * counted. It never throws.
  *
  * <pre>
  * task.assignor.class=dev.rackwise.plugins.RackwiseTaskAssignor
- * client.rack=az1                              # each instance's rack (the consumer config)
- * main.consumer.rackwise.timeout.ms=5000       # rackwise.* reach the assignor with a consumer prefix
+ * client.rack=az1                                 # each instance's rack (a consumer config)
+ * rack.aware.assignment.strategy=min_traffic      # default here: none means min_traffic
  * </pre>
  *
- * Kafka Streams creates and configures a new instance on every rebalance, with the leader's main
- * consumer configs (StreamsConfig.originals() of AssignorConfiguration): the clients, the back-off
- * and the counts are kept per application and settings in a static registry, so they outlive it.
+ * Kafka Streams creates and configures a new instance on every rebalance (the main consumer's
+ * configs, StreamsConfig.originals()): the background clients, the counts and the last known
+ * partition racks are kept per application (and settings) in static registries, so they outlive it.
  */
 public class RackwiseTaskAssignor implements TaskAssignor {
     private static final Logger log = LoggerFactory.getLogger(RackwiseTaskAssignor.class);
-    private static final Function<Settings, Transport> SHARED_TRANSPORTS = Transports::shared;
-    private static final Map<List<Object>, StreamsAgentClient> CLIENTS = new ConcurrentHashMap<>();
-    private static final Map<String, StreamsAgentClient> BY_APPLICATION = new ConcurrentHashMap<>();
+    static final String STRATEGY = "rack.aware.assignment.strategy";
+    private static final Map<String, AssignStats> STATS = new ConcurrentHashMap<>();
+    private static final Set<String> TOLD = ConcurrentHashMap.newKeySet();
+    private static final List<String> REASONS = List.of("input", "invalid_assignment", "internal");
 
-    private final Function<Settings, Transport> transports;
+    private final Function<PluginConfig, StreamsLookups> lookups;
+    private final Function<TaskProblem, TaskPlan> core;
     private String applicationId;
-    private StreamsAgentClient client;
-    private String configError = "configure() was not called";
+    private PluginConfig config;
+    private PluginMetrics metrics;
 
     public RackwiseTaskAssignor() {
-        this(SHARED_TRANSPORTS);
+        this(StreamsLookups::start, TaskCore::assign);
     }
 
-    /** For tests: {@code transports} builds the transport for the parsed settings. */
-    public RackwiseTaskAssignor(Function<Settings, Transport> transports) {
-        this.transports = transports;
+    /** For tests: {@code lookups} supplies advice and plan reports; {@code core} solves. */
+    public RackwiseTaskAssignor(Function<PluginConfig, StreamsLookups> lookups, Function<TaskProblem, TaskPlan> core) {
+        this.lookups = lookups;
+        this.core = core;
     }
 
     /**
      * Reads {@code application.id}, {@code bootstrap.servers} (the default for
      * rackwise.bootstrap.servers), the client security settings and every {@code rackwise.*} key.
-     * A bad value is logged and makes every assign() fall back (not_configured): it is called in
-     * the middle of a rebalance, where an exception would kill the stream thread.
+     * A bad rackwise.* value is logged at ERROR and turns advice and plan reports off; the
+     * assignment itself needs no setting, and configure() runs inside the rebalance, where an
+     * exception would kill the stream thread.
      */
     @Override
     public void configure(Map<String, ?> configs) {
+        applicationId = Settings.string(configs.get("application.id"));
+        if (applicationId == null || applicationId.isEmpty()) {
+            applicationId = Settings.string(configs.get("group.id"));
+        }
+        String app = String.valueOf(applicationId);
+        metrics = PluginMetrics.shared("RackwiseTaskAssignor", app, REASONS);
         try {
-            applicationId = Settings.string(configs.get("application.id"));
-            if (applicationId == null || applicationId.isEmpty()) {
-                applicationId = Settings.string(configs.get("group.id"));
-            }
-            if (applicationId == null || applicationId.isEmpty()) {
-                configError = "no application.id in the configs Kafka Streams passed";
-                return;
-            }
-            Map<String, Object> inherited = new HashMap<>();
-            for (Map.Entry<String, ?> e : configs.entrySet()) {
-                if (Settings.isSecurityKey(e.getKey()) && e.getValue() != null) {
-                    inherited.put(e.getKey(), e.getValue());
-                }
-            }
-            String bootstrap = Settings.string(configs.get("bootstrap.servers"));
-            Settings settings = Settings.parse(configs, bootstrap, inherited, "rackwise-streams-" + applicationId);
-            client = CLIENTS.computeIfAbsent(List.of(settings, transports), k -> {
-                log.info("rackwise task assignor for application {}: agent topics at {}, timeout {} ms, back-off {} ms",
-                    applicationId, settings.bootstrapServers(), settings.timeoutMs(), settings.backoffMs());
-                startInBackground(settings);
-                return new StreamsAgentClient(() -> transports.apply(settings), settings.timeoutMs(),
-                    settings.backoffMs(), System::currentTimeMillis);
-            });
-            BY_APPLICATION.put(applicationId, client);
-            configError = null;
+            config = PluginConfig.parse(configs, Settings.string(configs.get("bootstrap.servers")),
+                Settings.inheritedSecurity(configs), "rackwise-streams-" + app);
         } catch (ConfigException | IllegalArgumentException e) {
-            configError = "bad rackwise settings: " + e.getMessage();
-            log.error("rackwise task assignor for application {}: {}; Kafka's StickyTaskAssignor assigns instead",
-                applicationId, configError);
+            config = null;
+            log.error("rackwise task assignor for application {}: bad rackwise settings ({}); assigning without "
+                + "advice and without reporting plans", app, e.getMessage());
+        }
+        if (TOLD.add(app)) {
+            String strategy = Settings.string(configs.get(STRATEGY));
+            if (strategy == null || strategy.isEmpty() || strategy.equals("none")) {
+                log.info("rackwise task assignor for application {}: {} is {}; rackwise assigns with min_traffic "
+                    + "(naming rackwise asks for rack awareness; set min_traffic or balance_subtopology to choose)",
+                    app, STRATEGY, strategy == null || strategy.isEmpty() ? "unset (Kafka's default none)" : "none");
+            } else {
+                log.info("rackwise task assignor for application {}: decides in the leader with {} {}; advice and "
+                    + "plans at {}", app, STRATEGY, strategy, config == null ? "nowhere" : config.settings().bootstrapServers());
+            }
         }
     }
 
-    /**
-     * Starts the clients and positions the reply reader now, on a daemon thread, so that a large
-     * application's first rebalance does not spend its bound starting them.
-     */
-    private void startInBackground(Settings settings) {
-        Thread t = new Thread(() -> {
-            try {
-                transports.apply(settings).warmUp(Math.max(settings.timeoutMs(), 5000));
-            } catch (RuntimeException e) {
-                log.warn("rackwise task assignor: the agent's topics could not be reached yet ({}); "
-                    + "the first assign() tries again", e.toString());
-            }
-        }, "rackwise-streams-start");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    /** The agent's plan as a TaskAssignment, or Kafka's StickyTaskAssignor's; never throws. */
+    /** The core's assignment, or Kafka's StickyTaskAssignor's on an internal error; never throws. */
     @Override
     public TaskAssignment assign(ApplicationState applicationState) {
         long start = System.nanoTime();
-        Result result;
-        StreamsRequest request = null;
+        String app = String.valueOf(applicationId);
+        AssignStats stats = STATS.computeIfAbsent(app, k -> new AssignStats());
+        PluginMetrics m = metrics != null ? metrics : PluginMetrics.shared("RackwiseTaskAssignor", app, REASONS);
+        FallbackReason reason;
+        String detail;
         try {
-            if (client == null) {
-                result = Result.fallback(FallbackReason.NOT_CONFIGURED, configError);
-            } else {
-                request = StreamsRequest.of(applicationId, applicationState);
-                result = client.request(request);
+            StreamsLookups side = config == null ? StreamsLookups.NONE : lookups.apply(config);
+            if (side.held() != null) {
+                m.adviceAge(side.held()::ageMs);
             }
-        } catch (StreamsRequest.UnsupportedRequestException e) {
-            result = Result.fallback(FallbackReason.UNRESOLVED, e.getMessage());
-        } catch (RuntimeException e) {
-            result = Result.fallback(FallbackReason.INTERNAL, e.toString());
-        }
-        if (result.usesPlan()) {
-            try {
-                TaskAssignment assignment = StreamsTranslator.assignment(request, result.plan(), Instant.now());
-                AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(applicationState, assignment);
-                if (error == AssignmentError.NONE) {
-                    client.record(result);
-                    StreamsPlan plan = result.plan();
-                    log.info("rackwise: application {} uses the agent's plan generation {} ({} active, {} standby, "
-                            + "{} warm-up tasks on {} processes{}) after {} ms; {}", applicationId, plan.generation(),
-                        plan.activeCount(), plan.standbyCount(), plan.warmupCount(), plan.processes().size(),
-                        plan.followupMs() == null ? "" : ", probing rebalance in " + plan.followupMs() + " ms",
-                        (System.nanoTime() - start) / 1_000_000, client.stats());
-                    return assignment;
+            if (side.reports() != null) {
+                m.plans(side.reports()::published, side.reports()::dropped, side.reports()::failed);
+            }
+            TaskProblems.Translated in = TaskProblems.of(applicationState, app, side.advice(), PartitionRacks.of(app));
+            TaskPlan plan = core.apply(in.problem());
+            String incomplete = TaskAssignments.incomplete(plan, in.processes(), in.problem().tasks().keySet());
+            if (incomplete != null) {
+                throw new IllegalStateException("the task core's plan is incomplete: " + incomplete);
+            }
+            long probingMs = in.problem().config().probingRebalanceIntervalMs();
+            TaskAssignment assignment = TaskAssignments.of(plan, in.processes(), probingMs, Instant.now());
+            AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(applicationState, assignment);
+            if (error == AssignmentError.NONE) {
+                long nanos = System.nanoTime() - start;
+                m.recordAssign(nanos);
+                stats.recordComputed();
+                long micros = TimeUnit.NANOSECONDS.toMicros(nanos);
+                if (side.reports() != null) {
+                    side.reports().offer(new ComputedTaskPlan(app, in, plan, micros, System.currentTimeMillis()));
                 }
-                result = Result.fallback(FallbackReason.INVALID_PLAN, "Kafka Streams rejects plan generation "
-                    + result.plan().generation() + ": " + error);
-            } catch (RuntimeException e) {
-                result = Result.fallback(FallbackReason.INTERNAL, e.toString());
+                log.info("rackwise: application {}: {} on {} processes, {} (rack-aware: {}), {}, weights {}{} in {} us; {}",
+                    app, counts(plan), in.processes().size(), in.problem().config().rackAwareStrategy().configValue(),
+                    plan.rackAwareReason(), in.rackSources(), in.weighted() ? "from the agent's advice" : "1 per partition",
+                    plan.followupNeeded() ? ", probing rebalance in " + probingMs + " ms," : ",", micros, stats);
+                return assignment;
             }
+            reason = FallbackReason.INVALID_ASSIGNMENT;
+            detail = "Kafka Streams rejects the computed assignment: " + error;
+        } catch (TaskInputException e) {
+            reason = FallbackReason.INPUT;
+            detail = e.getMessage();
+        } catch (RuntimeException | LinkageError | StackOverflowError e) {
+            // a class the jar cannot load (a jar replaced under a running JVM, an older kafka-streams)
+            // must not leave the application without an assignment either
+            reason = FallbackReason.INTERNAL;
+            detail = e.toString();
         }
-        if (client != null) {
-            client.record(result);
-        }
-        log.warn("rackwise: application {} falls back to Kafka's StickyTaskAssignor after {} ms: {}: {}; {}",
-            applicationId, (System.nanoTime() - start) / 1_000_000, result.reason().name().toLowerCase(),
-            result.detail(), client == null ? "not configured" : client.stats());
+        stats.fallback(reason);
+        m.recordFallback(reason.name().toLowerCase());
+        log.warn("rackwise: application {} falls back to Kafka's StickyTaskAssignor after {} us: {}: {}; {}", app,
+            TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start), reason.name().toLowerCase(), detail, stats);
         return fallback(applicationState);
+    }
+
+    private static String counts(TaskPlan plan) {
+        int active = 0;
+        int standby = 0;
+        int warmup = 0;
+        for (ClientAssignment a : plan.clients().values()) {
+            active += a.activeCount();
+            standby += a.standbyCount();
+            warmup += a.warmupCount();
+        }
+        return active + " active, " + standby + " standby, " + warmup + " warm-up tasks";
     }
 
     @Override
@@ -185,10 +197,9 @@ public class RackwiseTaskAssignor implements TaskAssignor {
         }
     }
 
-    /** Plans used and fallbacks by reason for an application in this JVM, or null if unknown. */
+    /** Assignments computed and fallbacks by reason for an application in this JVM, or null if unknown. */
     public static AssignStats statsFor(String applicationId) {
-        StreamsAgentClient c = BY_APPLICATION.get(applicationId);
-        return c == null ? null : c.stats();
+        return STATS.get(applicationId);
     }
 
     /** Kafka's StickyTaskAssignor; if even that throws, every task active round robin, no standbys. */

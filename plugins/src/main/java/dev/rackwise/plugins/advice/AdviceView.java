@@ -36,6 +36,11 @@ public interface AdviceView {
         return GroupCosts.DEFAULT;
     }
 
+    /** The winning {@code planner.rules} advice for the group, if any (fresh). */
+    default java.util.Optional<GroupAdvice> rule(String groupId) {
+        return java.util.Optional.empty();
+    }
+
     /** True when some weight is measured (the plan then carries bytes figures). */
     default boolean measured() {
         return false;

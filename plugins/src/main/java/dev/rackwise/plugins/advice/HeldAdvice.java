@@ -93,6 +93,11 @@ public final class HeldAdvice implements AdviceView {
     }
 
     @Override
+    public Optional<GroupAdvice> rule(String groupId) {
+        return reader.groupSettings(groupId, clock.getAsLong());
+    }
+
+    @Override
     public boolean measured() {
         return mean(clock.getAsLong()) > 0;
     }

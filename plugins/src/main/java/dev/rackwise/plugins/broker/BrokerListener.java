@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.rackwise.plugins.transport.Settings;
+import dev.rackwise.plugins.config.Settings;
 
 /**
  * The broker's own inter-broker listener, read from the broker config a broker-side assignor

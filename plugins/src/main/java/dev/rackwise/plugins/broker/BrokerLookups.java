@@ -19,7 +19,7 @@ import dev.rackwise.plugins.publish.PlanPublisher;
 import dev.rackwise.plugins.publish.PlanReports;
 import dev.rackwise.plugins.publish.PlanSink;
 import dev.rackwise.plugins.publish.TopicProbe;
-import dev.rackwise.plugins.transport.Settings;
+import dev.rackwise.plugins.config.Settings;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;

@@ -2,7 +2,6 @@ package dev.rackwise.plugins.config;
 
 import java.util.Map;
 
-import dev.rackwise.plugins.transport.Settings;
 
 /**
  * A consumer-group plug-in's parsed settings: where its background clients connect (the

@@ -9,7 +9,9 @@ import java.util.Map;
 /**
  * Writes a {@link PublishedPlan} as the plan contract's JSON (docs/architecture.md § The plan;
  * protocol/plan.py's AssignmentPlan is the authority and reads what this writes): schema 1,
- * kind {@code consumer}, every member with its partitions, nothing withheld (Kafka revokes
+ * kind {@code consumer} or {@code streams} (a Streams client also lists its process id and its
+ * active, standby and warm-up tasks; its partitions are its actives' source partitions), every
+ * member with its partitions, nothing withheld (Kafka revokes
  * before it reassigns on the KIP-848 protocol, and a classic leader's cooperative rule lives in
  * the assignment itself), and the summary figures worked out here.
  *
@@ -46,7 +48,7 @@ public final class PlanJson {
         int rackUnknown = 0;
         Out out = new Out();
         out.raw("{\"schema_version\":1,\"group_id\":").string(plan.groupId())
-            .raw(",\"kind\":\"consumer\",\"generation\":").raw(Long.toString(plan.generation()))
+            .raw(",\"kind\":").string(plan.kind()).raw(",\"generation\":").raw(Long.toString(plan.generation()))
             .raw(",\"reason\":").string(plan.reason())
             .raw(",\"assignor\":").string(plan.assignor())
             .raw(",\"config\":").value(plan.config())
@@ -80,7 +82,15 @@ public final class PlanJson {
                     cost += p.weight();
                 }
             }
-            out.raw("],\"process_id\":null,\"active_tasks\":[],\"standby_tasks\":[],\"warmup_tasks\":[]}");
+            PublishedPlan.Tasks tasks = m.tasks();
+            if (tasks == null) {
+                out.raw("],\"process_id\":null,\"active_tasks\":[],\"standby_tasks\":[],\"warmup_tasks\":[]}");
+            } else {
+                out.raw("],\"process_id\":").string(tasks.processId())
+                    .raw(",\"active_tasks\":").value(tasks.active())
+                    .raw(",\"standby_tasks\":").value(tasks.standby())
+                    .raw(",\"warmup_tasks\":").value(tasks.warmup()).raw("}");
+            }
             maxLoad = Math.max(maxLoad, m.partitions().size());
             minLoad = Math.min(minLoad, m.partitions().size());
         }
@@ -96,14 +106,15 @@ public final class PlanJson {
                 .raw(",\"target\":").string(w.target()).raw("}");
             firstHeld = false;
         }
-        out.raw("],\"followup_ms\":null,\"summary\":{\"partitions\":").raw(Integer.toString(partitions))
+        out.raw("],\"followup_ms\":").raw(plan.followupMs() == null ? "null" : Long.toString(plan.followupMs()))
+            .raw(",\"summary\":{\"partitions\":").raw(Integer.toString(partitions))
             .raw(",\"cross_rack_partitions\":").raw(Integer.toString(crossRack))
             .raw(",\"traffic_cost\":").number(cost)
             .raw(",\"lower_bound\":").number(plan.lowerBound())
             .raw(",\"max_load\":").raw(Integer.toString(maxLoad))
             .raw(",\"min_load\":").raw(Integer.toString(minLoad))
             .raw(",\"moved_partitions\":").raw(Integer.toString(plan.movedPartitions()))
-            .raw(",\"standby_rack_diversity\":null");
+            .raw(",\"standby_rack_diversity\":").number(plan.standbyRackDiversity());
         if (measured) {
             out.raw(",\"bytes_per_s\":").number(bytes)
                 .raw(",\"cross_rack_bytes_per_s\":").number(crossBytes)

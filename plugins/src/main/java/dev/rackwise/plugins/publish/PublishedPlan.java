@@ -20,10 +20,25 @@ import java.util.Map;
  * @param config         the assignor's settings (JSON values: String, Number, Boolean, null)
  * @param lowerBound     the best traffic cost reachable under the same balance, or null when unknown
  * @param movedPartitions partitions whose owner changed from the previous assignment
+ * @param kind           {@code consumer}, or {@code streams} for a Kafka Streams application's tasks
+ * @param followupMs     streams: when the probing follow-up rebalance is due (ms after the plan), or null
+ * @param standbyRackDiversity streams: mean distinct racks over each stateful task's copies, or null
  */
 public record PublishedPlan(String groupId, long generation, String reason, String assignor,
                             Map<String, Object> config, long createdAtMs, List<Member> members,
-                            Double lowerBound, int movedPartitions, List<Withheld> withheld) {
+                            Double lowerBound, int movedPartitions, List<Withheld> withheld, String kind,
+                            Long followupMs, Double standbyRackDiversity) {
+    public static final String CONSUMER = "consumer";
+    public static final String STREAMS = "streams";
+
+    /** A consumer group's plan. */
+    public PublishedPlan(String groupId, long generation, String reason, String assignor, Map<String, Object> config,
+                         long createdAtMs, List<Member> members, Double lowerBound, int movedPartitions,
+                         List<Withheld> withheld) {
+        this(groupId, generation, reason, assignor, config, createdAtMs, members, lowerBound, movedPartitions,
+            withheld, CONSUMER, null, null);
+    }
+
     /** A plan that withholds nothing (KIP-848: the coordinator revokes before it assigns). */
     public PublishedPlan(String groupId, long generation, String reason, String assignor, Map<String, Object> config,
                          long createdAtMs, List<Member> members, Double lowerBound, int movedPartitions) {
@@ -41,6 +56,12 @@ public record PublishedPlan(String groupId, long generation, String reason, Stri
         if (lowerBound != null && !(lowerBound >= 0 && Double.isFinite(lowerBound))) {
             throw new IllegalArgumentException("lower bound must be a finite non-negative number");
         }
+        if (!CONSUMER.equals(kind) && !STREAMS.equals(kind)) {
+            throw new IllegalArgumentException("kind must be consumer or streams, not " + kind);
+        }
+        if (followupMs != null && followupMs < 0) {
+            throw new IllegalArgumentException("followup_ms must not be negative");
+        }
         config = Collections.unmodifiableMap(new LinkedHashMap<>(config));
         members = List.copyOf(members);
         withheld = withheld == null ? List.of() : List.copyOf(withheld);
@@ -55,13 +76,32 @@ public record PublishedPlan(String groupId, long generation, String reason, Stri
         }
     }
 
-    /** One member: its id, its rack (null: none), its partitions in the order given. */
-    public record Member(String memberId, String rack, List<Partition> partitions) {
+    /**
+     * One member: its id, its rack (null: none), its partitions in the order given, and for a
+     * Streams client its tasks (null for a consumer).
+     */
+    public record Member(String memberId, String rack, List<Partition> partitions, Tasks tasks) {
+        public Member(String memberId, String rack, List<Partition> partitions) {
+            this(memberId, rack, partitions, null);
+        }
+
         public Member {
             if (memberId == null) {
                 throw new IllegalArgumentException("member id is required");
             }
             partitions = List.copyOf(partitions);
+        }
+    }
+
+    /** A Streams client's process id and task ids ({@code <subtopology>_<partition>}), each list sorted. */
+    public record Tasks(String processId, List<String> active, List<String> standby, List<String> warmup) {
+        public Tasks {
+            if (processId == null) {
+                throw new IllegalArgumentException("process id is required");
+            }
+            active = List.copyOf(active);
+            standby = List.copyOf(standby);
+            warmup = List.copyOf(warmup);
         }
     }
 

@@ -4,9 +4,9 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Counts of plans used and of fallbacks by reason, for one plug-in instance. Thread-safe. */
+/** Counts of assignments computed and of fallbacks by reason, per application. Thread-safe. */
 public final class AssignStats {
-    private final AtomicLong plansUsed = new AtomicLong();
+    private final AtomicLong computed = new AtomicLong();
     private final Map<FallbackReason, AtomicLong> fallbacks = new EnumMap<>(FallbackReason.class);
 
     public AssignStats() {
@@ -15,9 +15,9 @@ public final class AssignStats {
         }
     }
 
-    /** One plan used. */
-    public void computed() {
-        plansUsed.incrementAndGet();
+    /** One assignment computed in-process. */
+    public void recordComputed() {
+        computed.incrementAndGet();
     }
 
     /** One fallback to Kafka's own assignor. */
@@ -25,18 +25,18 @@ public final class AssignStats {
         fallbacks.get(reason).incrementAndGet();
     }
 
-    public long plansUsed() {
-        return plansUsed.get();
+    public long computed() {
+        return computed.get();
     }
 
     public long fallbacks(FallbackReason reason) {
         return fallbacks.get(reason).get();
     }
 
-    /** e.g. {@code plans_used=3 fallbacks={timeout=1}}: only non-zero reasons. */
+    /** e.g. {@code computed=3 fallbacks={internal=1}}: only non-zero reasons. */
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("plans_used=").append(plansUsed.get()).append(" fallbacks={");
+        StringBuilder sb = new StringBuilder("computed=").append(computed.get()).append(" fallbacks={");
         boolean first = true;
         for (Map.Entry<FallbackReason, AtomicLong> e : fallbacks.entrySet()) {
             long n = e.getValue().get();

@@ -29,7 +29,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * assignor=NAME               classic: rackwise | cooperative-sticky | range | a class name
  *                             (default rackwise); consumer: group.remote.assignor (default: the broker's)
  * client-id=ID  stats-ms=2000  duration-ms=0 (run until killed)  plugin-jar=PATH
- * config=KEY=VALUE            any consumer setting, repeatable (e.g. config=rackwise.timeout.ms=2000)
+ * config=KEY=VALUE            any consumer setting, repeatable (e.g. config=rackwise.plans.topic=p)
  * </pre>
  *
  * Prints one JSON line per event on stdout: {@code started}; {@code assignment} on every

@@ -29,7 +29,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * {@code output}, so it has one stateful and one stateless subtopology.
  *
  * <p>Arguments {@code key=value}: {@code bootstrap=}, {@code app=}, {@code rack=} (client.rack),
- * {@code input=}, {@code stateless=}, {@code output=}, {@code state-dir=} (default: a fresh temp
+ * {@code input=}, {@code stateless=}, {@code output=}, {@code strategy=min_traffic} (the
+ * rack.aware.assignment.strategy; {@code unset} leaves it to Kafka's default), {@code state-dir=} (default: a fresh temp
  * dir, i.e. no state), {@code assignor=rackwise|default} ({@code rackwise}:
  * task.assignor.class=dev.rackwise.plugins.RackwiseTaskAssignor, the plug-in jar must be on the
  * classpath), {@code standbys=1}, {@code recovery-lag=10000}, {@code probing-ms=600000},
@@ -42,9 +43,12 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * small {@code config=restore.consumer.max.poll.records=...}. {@code hold=false}: when true the
  * client is built but only started on the first stdin line (a JVM warmed up ahead of its join).
  *
- * <p>stdout: one JSON line whenever its own view of its tasks changes (and on each stdin line):
+ * <p>stdout: one JSON line whenever its own view of its tasks changes (and on each stdin line;
+ * the line {@code fetch} prints instead what its main consumers fetched per broker, from their own
+ * metrics: {@code {"event":"fetch","process_id":..,"nodes":{"node-1":123456},"topics":{"in":120000},"lag":0}}: lag is
+ * the largest records-lag of its partitions now):
  * <pre>{"event":"tasks","ts_ms":...,"state":"RUNNING","process_id":"uuid","rack":"az1",
- *  "active":["0_0","1_1"],"standby":["0_2"],"rackwise":"plans_used=2 fallbacks={}"}</pre>
+ *  "active":["0_0","1_1"],"standby":["0_2"],"rackwise":"computed=2 fallbacks={}"}</pre>
  * {@code rackwise} is the plug-in's count for this application in this JVM (only the group
  * leader's grows), or null. It stops on stdin EOF.
  */
@@ -54,7 +58,7 @@ public final class TaskApp {
 
     public static void main(String[] args) throws Exception {
         String bootstrap = null, app = null, rack = null, input = null, stateless = null, output = null;
-        String stateDir = null, assignor = "rackwise";
+        String stateDir = null, assignor = "rackwise", strategy = "min_traffic";
         boolean hold = false;
         int standbys = 1, threads = 1;
         long recoveryLag = 10_000, probingMs = 600_000, standbyMsPerRecord = 0;
@@ -71,6 +75,7 @@ public final class TaskApp {
                 case "output" -> output = v;
                 case "state-dir" -> stateDir = v;
                 case "assignor" -> assignor = v;
+                case "strategy" -> strategy = v;
                 case "standbys" -> standbys = Integer.parseInt(v);
                 case "threads" -> threads = Integer.parseInt(v);
                 case "recovery-lag" -> recoveryLag = Long.parseLong(v);
@@ -94,8 +99,9 @@ public final class TaskApp {
         props.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
         props.put(StreamsConfig.ACCEPTABLE_RECOVERY_LAG_CONFIG, recoveryLag);
         props.put(StreamsConfig.PROBING_REBALANCE_INTERVAL_MS_CONFIG, probingMs);
-        props.put(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG,
-            StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_MIN_TRAFFIC);
+        if (!"unset".equals(strategy)) {
+            props.put(StreamsConfig.RACK_AWARE_ASSIGNMENT_STRATEGY_CONFIG, strategy);
+        }
         props.put(StreamsConfig.consumerPrefix("client.rack"), rack);
         props.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 3);
         props.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 500);
@@ -129,10 +135,16 @@ public final class TaskApp {
         boolean[] held = {hold};
         Thread stdin = new Thread(() -> {
             try {
-                while (System.in.read() != -1) {
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+                String line;
+                while ((line = in.readLine()) != null) {
                     if (held[0]) {
                         held[0] = false;
                         streams.start();
+                        continue;
+                    }
+                    if (line.trim().equals("fetch")) {
+                        reporter.fetch();
                         continue;
                     }
                     reporter.report(true);
@@ -226,6 +238,48 @@ public final class TaskApp {
                 System.out.println("{\"event\":\"tasks\",\"ts_ms\":" + System.currentTimeMillis() + "," + body + "}");
                 System.out.flush();
             }
+        }
+
+        /**
+         * The main consumers' own {@code consumer-node-metrics} {@code incoming-byte-total} per
+         * broker (node id), summed over the stream threads: what this process fetched from where.
+         * The restore consumer (standbys, restoration) is left out.
+         */
+        synchronized void fetch() {
+            java.util.TreeMap<String, Double> nodes = new java.util.TreeMap<>();
+            java.util.TreeMap<String, Double> topics = new java.util.TreeMap<>();
+            double lag = 0;
+            for (var e : streams.metrics().entrySet()) {
+                var name = e.getKey();
+                String client = name.tags().getOrDefault("client-id", "");
+                if (!client.endsWith("-consumer") || client.endsWith("-restore-consumer")) {
+                    continue;
+                }
+                Object v = e.getValue().metricValue();
+                if (!(v instanceof Number n)) {
+                    continue;
+                }
+                if (name.group().equals("consumer-node-metrics") && name.name().equals("incoming-byte-total")) {
+                    nodes.merge(name.tags().getOrDefault("node-id", "?"), n.doubleValue(), Double::sum);
+                } else if (name.group().equals("consumer-fetch-manager-metrics")
+                    && name.name().equals("bytes-consumed-total") && name.tags().containsKey("topic")
+                    && !name.tags().containsKey("partition")) {
+                    topics.merge(name.tags().get("topic"), n.doubleValue(), Double::sum);
+                } else if (name.group().equals("consumer-fetch-manager-metrics") && name.name().equals("records-lag")
+                    && name.tags().containsKey("partition") && !Double.isNaN(n.doubleValue())) {
+                    lag = Math.max(lag, n.doubleValue());
+                }
+            }
+            System.out.println("{\"event\":\"fetch\",\"ts_ms\":" + System.currentTimeMillis() + ",\"process_id\":\""
+                + processId() + "\",\"rack\":\"" + rack + "\",\"nodes\":" + numbers(nodes) + ",\"topics\":"
+                + numbers(topics) + ",\"lag\":" + (long) lag + "}");
+            System.out.flush();
+        }
+
+        private static String numbers(java.util.Map<String, Double> m) {
+            List<String> out = new ArrayList<>();
+            m.forEach((k, v) -> out.add("\"" + k + "\":" + v.longValue()));
+            return "{" + String.join(",", out) + "}";
         }
 
         private String processId() {

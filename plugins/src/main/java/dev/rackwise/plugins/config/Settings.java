@@ -1,4 +1,4 @@
-package dev.rackwise.plugins.transport;
+package dev.rackwise.plugins.config;
 
 import java.util.Collections;
 import java.util.List;
@@ -8,30 +8,25 @@ import java.util.TreeMap;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
- * The {@code rackwise.*} settings both plug-ins read (plugins/README.md):
+ * The {@code rackwise.*} settings every plug-in's background clients read (plugins/README.md § 4):
  *
  * <pre>
  * rackwise.bootstrap.servers   where the agent's topics are (default: the caller's own cluster)
- * rackwise.timeout.ms          the bound on one request (5000)
- * rackwise.backoff.ms          after a time-out or a transport failure, fall back at once for this long (10000; 0 = never)
- * rackwise.requests.topic / rackwise.plans.topic / rackwise.deadletter.topic
+ * rackwise.backoff.ms          the plan publisher's wait after a failed send (10000)
+ * rackwise.plans.topic         where computed plans are reported (rackwise.plans)
  * rackwise.security.protocol, rackwise.sasl.*, rackwise.ssl.*   client security, overriding the inherited ones
  * </pre>
  *
  * {@code clientConfigs} holds what the plug-in's own producer, consumer and admin client get
  * besides the bootstrap servers (security settings).
  */
-public record Settings(String bootstrapServers, long timeoutMs, long backoffMs, String requestsTopic,
-                       String plansTopic, String deadletterTopic, Map<String, Object> clientConfigs,
+public record Settings(String bootstrapServers, long backoffMs, String plansTopic, Map<String, Object> clientConfigs,
                        String clientId) {
     public static final String PREFIX = "rackwise.";
     public static final String BOOTSTRAP = PREFIX + "bootstrap.servers";
-    public static final String TIMEOUT_MS = PREFIX + "timeout.ms";
     public static final String BACKOFF_MS = PREFIX + "backoff.ms";
-    public static final String REQUESTS_TOPIC = PREFIX + "requests.topic";
     public static final String PLANS_TOPIC = PREFIX + "plans.topic";
-    public static final String DEADLETTER_TOPIC = PREFIX + "deadletter.topic";
-    public static final long DEFAULT_TIMEOUT_MS = 5000;
+    public static final String DEFAULT_PLANS_TOPIC = "rackwise.plans";
     public static final long DEFAULT_BACKOFF_MS = 10000;
 
     public Settings {
@@ -52,8 +47,7 @@ public record Settings(String bootstrapServers, long timeoutMs, long backoffMs, 
         if (bootstrap == null || bootstrap.isBlank()) {
             throw new ConfigException(BOOTSTRAP + " is required: the bootstrap servers of the cluster the rackwise agent reads");
         }
-        long timeout = positiveLong(configs, TIMEOUT_MS, DEFAULT_TIMEOUT_MS, false);
-        long backoff = positiveLong(configs, BACKOFF_MS, DEFAULT_BACKOFF_MS, true);
+        long backoff = positiveLong(configs, BACKOFF_MS, DEFAULT_BACKOFF_MS);
         Map<String, Object> client = new TreeMap<>(inherited);
         for (Map.Entry<String, ?> e : configs.entrySet()) {
             String key = e.getKey();
@@ -64,10 +58,8 @@ public record Settings(String bootstrapServers, long timeoutMs, long backoffMs, 
                 }
             }
         }
-        return new Settings(bootstrap, timeout, backoff,
-            topic(configs, REQUESTS_TOPIC, Contract.REQUESTS_TOPIC),
-            topic(configs, PLANS_TOPIC, Contract.PLANS_TOPIC),
-            topic(configs, DEADLETTER_TOPIC, Contract.DEADLETTER_TOPIC),
+        String plans = string(configs.get(PLANS_TOPIC));
+        return new Settings(bootstrap, backoff, plans == null || plans.isEmpty() ? DEFAULT_PLANS_TOPIC : plans,
             client, clientId);
     }
 
@@ -94,12 +86,18 @@ public record Settings(String bootstrapServers, long timeoutMs, long backoffMs, 
         return value.toString().trim();
     }
 
-    private static String topic(Map<String, ?> configs, String key, String dflt) {
-        String v = string(configs.get(key));
-        return v == null || v.isEmpty() ? dflt : v;
+    /** The security settings among a plug-in's own configs, to inherit for its clients. */
+    public static Map<String, Object> inheritedSecurity(Map<String, ?> configs) {
+        Map<String, Object> inherited = new TreeMap<>();
+        for (Map.Entry<String, ?> e : configs.entrySet()) {
+            if (isSecurityKey(e.getKey()) && e.getValue() != null) {
+                inherited.put(e.getKey(), e.getValue());
+            }
+        }
+        return inherited;
     }
 
-    private static long positiveLong(Map<String, ?> configs, String key, long dflt, boolean zeroOk) {
+    private static long positiveLong(Map<String, ?> configs, String key, long dflt) {
         Object v = configs.get(key);
         if (v == null) {
             return dflt;
@@ -110,8 +108,8 @@ public record Settings(String bootstrapServers, long timeoutMs, long backoffMs, 
         } catch (NumberFormatException e) {
             throw new ConfigException(key, v, "must be a whole number of milliseconds");
         }
-        if (n < 0 || (n == 0 && !zeroOk)) {
-            throw new ConfigException(key, v, zeroOk ? "must not be negative" : "must be positive");
+        if (n <= 0) {
+            throw new ConfigException(key, v, "must be positive");
         }
         return n;
     }
