@@ -99,15 +99,14 @@ STREAMS_ASSIGNORS_ENV = "RACKWISE_TESTBED_STREAMS_ASSIGNORS"
 STREAMS_ASSIGNORS_SINCE = (4, 4)
 
 
-def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
+def broker_plugin_settings() -> dict[str, str]:
     """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3).
     Kafka's own ``uniform`` stays first, so it stays the default for groups that name no
-    assignor; a group opts in with group.remote.assignor=rackwise. The bound is short
-    because Kafka 4.0-4.4 run assign() on the coordinator thread."""
+    assignor; a group opts in with group.remote.assignor=rackwise (or the brokers list the
+    drop-in RackwiseUniformAssignor instead: RACKWISE_TESTBED_CONSUMER_ASSIGNORS)."""
     return {
         "group.consumer.assignors": f"uniform,range,{GROUP_ASSIGNOR}",
         "group.consumer.assignor.offload.enable": "true",
-        "rackwise.timeout.ms": str(timeout_ms),
     }
 
 

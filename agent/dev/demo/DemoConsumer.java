@@ -6,7 +6,7 @@
 // Compiled once by the demo with javac against Kafka's jars (the testbed's classpath).
 //
 // Arguments key=value: bootstrap= group= topic= rack= client-id= stats-ms=500, and
-// config=KEY=VALUE (repeatable; any consumer setting, e.g. rackwise.timeout.ms=10000).
+// config=KEY=VALUE (repeatable; any consumer setting, e.g. rackwise.bootstrap.servers=HOST:PORT).
 // One JSON line per event on stdout, the format of tests/java/plugin-clients (agent/dev/fetchstats.py
 // reads it): "assignment" on every rebalance callback (member id, generation, partitions, added,
 // revoked, lost); "fetch" every stats-ms: per partition the records and bytes (key + value,
