@@ -5,11 +5,18 @@ their own source topic, each stateful one logging to its own changelog, replicas
 ``rf`` distinct brokers (one broker per rack), clients spread over racks round robin with
 1..``max_threads`` threads. Lags are 0 (fresh, empty changelogs) unless ``lagged`` is set,
 in which case each client reports a random subset of tasks as caught up, behind, or running.
+
+Options that draw from their own seeded stream (so a seed's scenario without them is the
+same as before they existed): ``weights`` gives every partition an integer weight (1..1000,
+the ``cluster.weights`` of the scenario); ``uuids`` names clients by canonical UUIDs (Kafka's
+order by signed msb/lsb) instead of short ids; ``rackless`` is the chance that a client has
+no rack (rack awareness then turns off); ``costs`` sets traffic / non-overlap costs.
 """
 
 from __future__ import annotations
 
 import random
+import uuid
 from typing import Any
 
 
@@ -28,8 +35,13 @@ def generate(
     max_threads: int = 2,
     lagged: bool = False,
     tags: bool = False,
+    weights: bool = False,
+    uuids: bool = False,
+    rackless: float = 0.0,
+    costs: tuple[int | None, int | None] = (None, None),
 ) -> dict[str, Any]:
     rng = random.Random(seed)
+    extra = random.Random(seed * 7919 + 17)
     rack_names = [f"az{i + 1}" for i in range(racks)]
     brokers = {str(i + 1): rack_names[i % racks] for i in range(max(racks, rf))}
     broker_ids = sorted(int(b) for b in brokers)
@@ -63,6 +75,10 @@ def generate(
             "rack": rack_names[i % racks],
             "threads": rng.randint(1, max_threads),
         }
+        if uuids:
+            doc["process_id"] = str(uuid.UUID(int=extra.getrandbits(128)))
+        if rackless and extra.random() < rackless:
+            doc["rack"] = None
         if lagged:
             lags = {}
             for task in all_ids:
@@ -85,8 +101,17 @@ def generate(
     }
     if tags:
         config["rack_aware_assignment_tags"] = ["zone", "cluster"]
+    if costs[0] is not None:
+        config["rack_aware_assignment_traffic_cost"] = costs[0]
+    if costs[1] is not None:
+        config["rack_aware_assignment_non_overlap_cost"] = costs[1]
+    cluster: dict[str, Any] = {"brokers": brokers, "topics": topics}
+    if weights:
+        cluster["weights"] = {
+            name: [extra.randint(1, 1000) for _ in parts] for name, parts in sorted(topics.items())
+        }
     return {
-        "cluster": {"brokers": brokers, "topics": topics},
+        "cluster": cluster,
         "group": {
             "id": f"gen-{seed}",
             "kind": "streams",

@@ -15,10 +15,10 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from assignor.cluster import ClusterView
+from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
 from assignor.streams.ha import HAResult, assign
 from assignor.streams.model import (
@@ -56,6 +56,8 @@ class StreamsInputs:
     clients: tuple[ClientInput, ...]
     config: AssignmentConfig
     ignored_lags: tuple[str, ...] = ()
+    # Optional integer weight per partition (docs/streams-assignor.md § 2); 1 when absent.
+    weights: Mapping[TopicPartition, int] = field(default_factory=dict)
 
 
 def run(inputs: StreamsInputs) -> HAResult:
@@ -67,7 +69,9 @@ def run(inputs: StreamsInputs) -> HAResult:
         raise AssignorError(
             "two clients share a process_id; list each process once with its thread count"
         )
-    ctx = rack_context(inputs.view, inputs.tasks, list(states.values()), inputs.config)
+    ctx = rack_context(
+        inputs.view, inputs.tasks, list(states.values()), inputs.config, inputs.weights
+    )
     return assign(states, inputs.tasks, inputs.config, ctx)
 
 

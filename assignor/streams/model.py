@@ -14,7 +14,7 @@ Example: one subtopology reading ``orders`` (3 partitions) with one changelog::
 
 from __future__ import annotations
 
-import uuid
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,15 +37,21 @@ STATELESS_TRAFFIC_COST = 1  # RackAwareTaskAssignor.STATELESS_TRAFFIC_COST
 STATELESS_NON_OVERLAP_COST = 0
 
 
+_UUID = re.compile(
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+
+
 def process_sort_key(process_id: str) -> tuple[int, int, int, str]:
     """Kafka's client order: ``UUID.compareTo`` compares msb then lsb as *signed* longs.
 
-    Non-UUID ids (scenarios may say "p1") sort after every UUID, by string.
+    Only the canonical 8-4-4-4-12 form (what Kafka's ``UUID.toString`` writes) is a UUID
+    here, as in the JVM core; any other id (scenarios may say "p1") sorts after every UUID,
+    by string (code point), then the id breaks ties between spellings of one UUID.
     """
-    try:
-        value = uuid.UUID(process_id).int
-    except (ValueError, AttributeError, TypeError):
-        return (1, 0, 0, process_id)
+    if not isinstance(process_id, str) or not _UUID.fullmatch(process_id):
+        return (1, 0, 0, str(process_id))
+    value = int(process_id.replace("-", ""), 16)
     msb, lsb = value >> 64, value & ((1 << 64) - 1)
     msb -= (1 << 64) if msb >= (1 << 63) else 0
     lsb -= (1 << 64) if lsb >= (1 << 63) else 0

@@ -1,6 +1,7 @@
 """KIP-925 rack-aware task assignment: enablement, cost, and the active optimizer.
 
-cost(task, client) = traffic_cost x (task partitions with no replica in the client's rack)
+cost(task, client) = traffic_cost x (weight of the task partitions with no replica in the
+                     client's rack; a partition weighs 1 unless weights say otherwise)
                    + non_overlap_cost if the client does not hold the task now.
 
 Actives use source partitions, standbys changelog partitions (Kafka's legacy/HA path).
@@ -10,10 +11,11 @@ rack (and on "is it the current holder"), each task gets one arc to its current 
 one arc per rack, and rack nodes fan out to their clients. Every feasible task->client
 assignment maps to a flow of equal cost and back, so the flow optimum is the optimum.
 Ties are broken lexicographically below the cost (weights scaled so no tie term can
-outweigh one unit of cost): for stateful actives followed by standbys, first towards racks
-where the task's changelog is remote (``standby_tie_break``: the active's client is the one
-client its standby cannot use), then towards fewer moves. The result stays an optimum of
-Kafka's objective.
+outweigh one unit of cost, ``lexflow``): for stateful actives followed by standbys, first
+towards racks where the task's changelog is remote (``standby_tie_break``: the active's
+client is the one client its standby cannot use), then towards fewer moves, then a fixed
+per-arc perturbation that makes the optimal flow unique (so the JVM core decodes the same
+placement). The result stays an optimum of Kafka's objective.
 
 Example: task 0_0 reads orders-0 (replicas az1, az2), now on client x in az3 (cost 10+0);
 client y in az1 holds 0_1 whose partition is in az3 only. Swapping costs 0+1 and 0+1 = 2
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
-from assignor.optimal.flow import FlowNetwork
+from assignor.streams.lexflow import LexNetwork
 from assignor.streams.model import AssignmentConfig, TaskSet
 from assignor.streams.state import ClientState
 from protocol.streams import TaskId
@@ -36,7 +38,8 @@ from protocol.streams import TaskId
 
 @dataclass(frozen=True)
 class RackContext:
-    """Whether rack awareness is on, and per task how many partitions each rack misses."""
+    """Whether rack awareness is on, and per task the weight of the partitions each rack
+    misses (the number of them when no weights are given)."""
 
     enabled: bool
     reason: str
@@ -63,30 +66,45 @@ def _partition_racks(view: ClusterView, tp: TopicPartition) -> frozenset[str] | 
 
 
 def _misses(
-    view: ClusterView, parts: Mapping[TaskId, tuple[TopicPartition, ...]], racks: tuple[str, ...]
+    view: ClusterView,
+    parts: Mapping[TaskId, tuple[TopicPartition, ...]],
+    racks: tuple[str, ...],
+    weights: Mapping[TopicPartition, int],
 ) -> dict[TaskId, dict[str, int]] | None:
     out: dict[TaskId, dict[str, int]] = {}
     for task in sorted(parts):
-        per_tp = [_partition_racks(view, tp) for tp in parts[task]]
-        if any(r is None for r in per_tp):
+        per_tp = [(_partition_racks(view, tp), weights.get(tp, 1)) for tp in parts[task]]
+        if any(r is None for r, _ in per_tp):
             return None
         out[task] = {
-            rack: sum(1 for r in per_tp if r is not None and rack not in r) for rack in racks
+            rack: sum(w for r, w in per_tp if r is not None and rack not in r) for rack in racks
         }
     return out
 
 
 def rack_context(
-    view: ClusterView, tasks: TaskSet, clients: Sequence[ClientState], config: AssignmentConfig
+    view: ClusterView,
+    tasks: TaskSet,
+    clients: Sequence[ClientState],
+    config: AssignmentConfig,
+    weights: Mapping[TopicPartition, int] | None = None,
 ) -> RackContext:
-    """``RackAwareTaskAssignor.canEnableRackAwareAssignor`` on a scenario's cluster view."""
+    """``RackAwareTaskAssignor.canEnableRackAwareAssignor`` on a scenario's cluster view.
+
+    ``weights``: optional integer weight (>= 0) per partition; a partition without one
+    weighs 1, so with none every cost is Kafka's.
+    """
+    w = weights or {}
+    for tp, value in w.items():
+        if value < 0:
+            raise AssignorError(f"weight of {tp} is {value}; weights must be >= 0")
     empty: dict[TaskId, dict[str, int]] = {}
     racks = tuple(sorted({c.rack for c in clients if c.rack}))
     if config.rack_aware_assignment_strategy == "none":
         return RackContext(False, "strategy none", racks, empty, empty)
     if any(not c.rack for c in clients):
         return RackContext(False, "a client has no rack", racks, empty, empty)
-    active = _misses(view, tasks.source, racks)
+    active = _misses(view, tasks.source, racks, w)
     if active is None:
         return RackContext(
             False, "a source partition has a replica without rack", racks, empty, empty
@@ -95,7 +113,7 @@ def rack_context(
     if config.num_standby_replicas > 0:
         # Kafka describes every changelog topic and disables rack awareness for actives too
         # when one of them cannot be described or has a rackless replica.
-        found = _misses(view, {t: tasks.changelog[t] for t in tasks.stateful}, racks)
+        found = _misses(view, {t: tasks.changelog[t] for t in tasks.stateful}, racks, w)
         if found is None:
             return RackContext(
                 False, "a changelog partition is missing or has no rack", racks, empty, empty
@@ -144,16 +162,13 @@ def solve_active(
     for task in task_list:
         counts[owner[task]] += 1
     total = len(task_list)
-    # Lexicographic arc weight ((cost * scale2 + tie) * scale + moved): a whole placement's
-    # tie terms sum to < scale2 and its moves to < scale, so neither can outweigh one unit
-    # of the level above.
-    scale = total + 1
+    # Lexicographic levels (cost, tie, moved, + lexflow's perturbation): lexflow scales each
+    # level so no lower one can outweigh one unit of the level above.
     ties = tie_break or {}
-    scale2 = 1 + sum(max(ties[t].values(), default=0) for t in task_list if t in ties)
 
     def tie(task: TaskId, rack: str) -> int:
         return ties[task].get(rack, 0) if task in ties else 0
-    net = FlowNetwork()
+    net = LexNetwork()
     task_node = {t: net.add_node() for t in task_list}
     client_node = {pid: net.add_node() for pid in order if counts[pid] > 0}
     sink = net.add_node()
@@ -161,7 +176,7 @@ def solve_active(
         net.set_supply(task_node[t], 1)
     net.set_supply(sink, -total)
     for pid, node in client_node.items():
-        net.add_arc(node, sink, counts[pid], 0)
+        net.add_arc(node, sink, counts[pid], (0, 0, 0))
     rack_of = {pid: clients[pid].rack or "" for pid in order}
     group_arcs: list[tuple[int, TaskId, tuple[int, str]]] = []
     direct: dict[TaskId, int] = {}
@@ -178,7 +193,7 @@ def solve_active(
                 cap = math.ceil(counts[pid] * 1.0 / total * len(members))
                 if cap > 0:
                     node = net.add_node()
-                    net.add_arc(node, client_node[pid], cap, 0)
+                    net.add_arc(node, client_node[pid], cap, (0, 0, 0))
                     entry[pid] = (node, cap)
         else:
             entry = {pid: (client_node[pid], counts[pid]) for pid in client_node}
@@ -187,15 +202,14 @@ def solve_active(
             targets = [pid for pid in order if pid in entry and rack_of[pid] == rack]
             for pid in targets:
                 fanout.setdefault((sub, rack), []).append(
-                    (net.add_arc(gnode, entry[pid][0], entry[pid][1], 0), pid)
+                    (net.add_arc(gnode, entry[pid][0], entry[pid][1], (0, 0, 0)), pid)
                 )
             if not targets:
                 continue
             for t in members:
                 cost = ctx.active_cost(t, rack, traffic) + non_overlap
-                weight = (cost * scale2 + tie(t, rack)) * scale + 1
                 group_arcs.append(
-                    (net.add_arc(task_node[t], gnode, 1, weight), t, (sub, rack))
+                    (net.add_arc(task_node[t], gnode, 1, (cost, tie(t, rack), 1)), t, (sub, rack))
                 )
         for t in members:
             cur = owner[t]
@@ -204,8 +218,7 @@ def solve_active(
                     task_node[t],
                     entry[cur][0],
                     1,
-                    (ctx.active_cost(t, rack_of[cur], traffic) * scale2 + tie(t, rack_of[cur]))
-                    * scale,
+                    (ctx.active_cost(t, rack_of[cur], traffic), tie(t, rack_of[cur]), 0),
                 )
     solution = net.solve()
     new_owner: dict[TaskId, str] = {}

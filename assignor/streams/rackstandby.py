@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 
-from assignor.optimal.flow import FlowNetwork
+from assignor.streams.lexflow import LexNetwork
 from assignor.streams.rack import RackContext
 from assignor.streams.standby import tag_class
 from assignor.streams.state import ClientState
@@ -43,13 +43,15 @@ def optimize_standby(
     non_overlap: int,
     tag_aware: bool,
 ) -> int:
-    """Re-place standbys at minimum cost; apply; return the traffic-only standby cost."""
+    """Re-place standbys at minimum cost; apply; return the step's cost: standby traffic
+    plus ``non_overlap`` per copy on a client that did not hold it before the step."""
     holders: dict[TaskId, list[str]] = {}
     for pid in order:
         for task in sorted(clients[pid].standby):
             holders.setdefault(task, []).append(pid)
     if not holders:
         return 0
+    start = {(task, pid) for task, pids in holders.items() for pid in pids}
     if tag_aware:
         # Kafka's own pairwise rounds first; the class-preserving global flow below can then
         # only lower the traffic further (staying put is always feasible at zero overlap cost).
@@ -69,7 +71,8 @@ def optimize_standby(
     for task in sorted(placement):
         for pid in placement[task]:
             clients[pid].assign_standby(task)
-    return standby_traffic(clients, order, ctx, traffic)
+    moved = sum(1 for task in placement for pid in placement[task] if (task, pid) not in start)
+    return standby_traffic(clients, order, ctx, traffic) + non_overlap * moved
 
 
 def _tag_count(clients: Mapping[str, ClientState], holders: list[str], extra: str) -> int:
@@ -161,24 +164,25 @@ def _aggregated(
 ) -> dict[TaskId, list[str]] | None:
     counts = {pid: len(clients[pid].standby) for pid in order}
     copies = sum(counts.values())
-    scale = copies + 1
     groups: dict[Group, list[str]] = {}
     for pid in order:
         if counts[pid] > 0:
             groups.setdefault(
                 (clients[pid].rack or "", _class(clients[pid], tag_aware)), []
             ).append(pid)
-    net = FlowNetwork()
+    net = LexNetwork()
     sink = net.add_node()
     net.set_supply(sink, -copies)
     cnode = {pid: net.add_node() for pid in order if counts[pid] > 0}
     for pid, node in cnode.items():
-        net.add_arc(node, sink, counts[pid], 0)
+        net.add_arc(node, sink, counts[pid], (0, 0))
     gnode: dict[Group, int] = {}
     fan: dict[Group, list[tuple[int, str]]] = {}
     for group in sorted(groups):
         gnode[group] = net.add_node()
-        fan[group] = [(net.add_arc(gnode[group], cnode[p], counts[p], 0), p) for p in groups[group]]
+        fan[group] = [
+            (net.add_arc(gnode[group], cnode[p], counts[p], (0, 0)), p) for p in groups[group]
+        ]
     by_class: dict[tuple[tuple[str, str], ...], list[Group]] = {}
     for group in sorted(groups):
         by_class.setdefault(group[1], []).append(group)
@@ -189,14 +193,14 @@ def _aggregated(
         net.set_supply(unit, len(pids))
         for pid in pids:
             cost = ctx.standby_cost(task, clients[pid].rack or "", traffic)
-            direct.append((net.add_arc(unit, cnode[pid], 1, cost * scale), task, pid))
+            direct.append((net.add_arc(unit, cnode[pid], 1, (cost, 0)), task, pid))
         held = set(holders[task]) | {active_of.get(task, "")}
         for group in by_class.get(klass, []):
             cap = sum(1 for p in groups[group] if p not in held)
             if cap > 0:
                 cost = ctx.standby_cost(task, group[0], traffic) + non_overlap
                 routed_arcs.append(
-                    (net.add_arc(unit, gnode[group], cap, cost * scale + 1), task, group)
+                    (net.add_arc(unit, gnode[group], cap, (cost, 1)), task, group)
                 )
     solution = net.solve()
     placement: dict[TaskId, list[str]] = {}
@@ -255,20 +259,16 @@ def _exact(
 ) -> dict[TaskId, list[str]]:
     counts = {pid: len(clients[pid].standby) for pid in order}
     copies = sum(counts.values())
-    scale = copies + 1
-    net = FlowNetwork()
+    net = LexNetwork()
     sink = net.add_node()
     net.set_supply(sink, -copies)
     cnode = {pid: net.add_node() for pid in order if counts[pid] > 0}
     for pid, node in cnode.items():
-        net.add_arc(node, sink, counts[pid], 0)
+        net.add_arc(node, sink, counts[pid], (0, 0))
     members: dict[tuple[tuple[str, str], ...], list[str]] = {}
     for pid in cnode:
         members.setdefault(_class(clients[pid], tag_aware), []).append(pid)
-    arcs: list[tuple[TaskId, str]] = []
-    tails: list[int] = []
-    heads: list[int] = []
-    costs: list[int] = []
+    arcs: list[tuple[int, TaskId, str]] = []
     for (task, klass), pids in sorted(_units(clients, holders, tag_aware).items()):
         unit = net.add_node()
         net.set_supply(unit, len(pids))
@@ -280,14 +280,10 @@ def _exact(
             base = ctx.standby_cost(task, clients[pid].rack or "", traffic) + (
                 0 if stay else non_overlap
             )
-            tails.append(unit)
-            heads.append(cnode[pid])
-            costs.append(base * scale + (0 if stay else 1))
-            arcs.append((task, pid))
-    first = net.add_arcs(tails, heads, [1] * len(tails), costs).start
+            arcs.append((net.add_arc(unit, cnode[pid], 1, (base, 0 if stay else 1)), task, pid))
     solution = net.solve()
     placement: dict[TaskId, list[str]] = {}
-    for index, (task, pid) in enumerate(arcs):
-        if solution.flow(first + index) > 0:
+    for arc, task, pid in arcs:
+        if solution.flow(arc) > 0:
             placement.setdefault(task, []).append(pid)
     return placement

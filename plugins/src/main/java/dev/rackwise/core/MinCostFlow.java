@@ -17,9 +17,10 @@ import java.util.Arrays;
  * <p>A convex arc ({@link #addConvexArc}) carries units at non-decreasing marginal costs; a
  * push along it stops where its marginal cost changes, so reduced costs stay exact.
  *
- * <p>One instance is used by one thread.
+ * <p>One instance is used by one thread. Public so that {@code dev.rackwise.tasks} solves
+ * its networks with the same solver.
  */
-final class MinCostFlow {
+public final class MinCostFlow {
     private static final long INF = Long.MAX_VALUE / 4;
 
     private int nodes;
@@ -38,23 +39,23 @@ final class MinCostFlow {
     private int[][] runStart = new int[4][];
     private int convexArcs;
 
-    int addNode() {
+    public int addNode() {
         if (nodes == supply.length) {
             supply = Arrays.copyOf(supply, nodes * 2);
         }
         return nodes++;
     }
 
-    int nodeCount() {
+    public int nodeCount() {
         return nodes;
     }
 
-    void addSupply(int node, long amount) {
+    public void addSupply(int node, long amount) {
         supply[node] += amount;
     }
 
     /** Adds an arc; returns its id for {@link #flow(int)}. */
-    int addArc(int from, int to, long capacity, long unitCost) {
+    public int addArc(int from, int to, long capacity, long unitCost) {
         if (capacity < 0 || unitCost < 0) {
             throw new IllegalArgumentException("arc " + from + "->" + to + ": capacity and cost must be >= 0");
         }
@@ -148,7 +149,7 @@ final class MinCostFlow {
     }
 
     /** The flow on arc {@code id} after {@link #solve()}. */
-    long flow(int id) {
+    public long flow(int id) {
         return cap[2 * id + 1] - original[2 * id + 1];
     }
 
@@ -156,7 +157,7 @@ final class MinCostFlow {
      * Meets every supply and demand at least cost. Returns that cost, or -1 when no flow
      * meets them (the supplies do not balance, or the capacities cannot carry them).
      */
-    long solve() {
+    public long solve() {
         long balance = 0;
         long need = 0;
         for (int v = 0; v < nodes; v++) {

@@ -18,6 +18,6 @@ public final class TaskCore {
 
     /** Assigns every task of {@code problem}; never returns null. */
     public static TaskPlan assign(TaskProblem problem) {
-        throw new UnsupportedOperationException("TaskCore.assign is not implemented yet");
+        return HighAvailability.run(problem);
     }
 }

@@ -1,0 +1,121 @@
+"""Lexicographic min-cost flow for the Streams optimisers (docs/streams-assignor.md § 6).
+
+Each arc carries a tuple of integer levels, most important first: the step's cost, then the
+tie-breaks (standby tie, moves), and last a *perturbation* ``perturbation(arc id)`` that
+makes the optimal flow unique, so any exact solver (OR-Tools here, the JVM core's own) ends
+on the same flow and both implementations decode the same assignment.
+
+Levels are combined into one integer: level ``i`` is scaled by ``1 + sum(cap * level_i)``
+over every arc, which bounds what any feasible flow can collect at that level, so no lower
+level can outweigh one unit of a higher one. The combination must fit: with ``M`` the
+largest combined arc cost and ``S`` the sum of ``cap * cost`` over arcs, both
+``M * (nodes + 1)`` and ``S`` stay below 2**60 (OR-Tools' cost scaling and the JVM solver's
+distances stay in 64 bits). Tried in order: every level with a perturbation of 16, 12, 8,
+then 4 bits; then without the perturbation, dropping levels from the lowest. If the cost
+alone does not fit, the weights are too large to solve exactly.
+
+Example: two arcs of equal cost (10, 0) but perturbations 3 and 7 combine to 10 * s + 3
+and 10 * s + 7: the first wins, whatever the solver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assignor.errors import AssignorError
+from assignor.optimal.flow import FlowNetwork, FlowSolution
+
+LIMIT = 1 << 60
+
+
+BITS = (16, 12, 8, 4)
+
+
+def perturbation(arc: int, bits: int = 16) -> int:
+    """The last level of arc ``arc`` (its creation index): 1 .. 2**bits, the top ``bits``
+    bits of MurmurHash3's 32-bit finaliser of ``arc + 1``. A non-linear mix: with a linear
+    one (``arc * constant``) two swaps between arcs the same distance apart tie exactly."""
+    x = (arc + 1) & 0xFFFFFFFF
+    x ^= x >> 16
+    x = (x * 0x85EBCA6B) & 0xFFFFFFFF
+    x ^= x >> 13
+    x = (x * 0xC2B2AE35) & 0xFFFFFFFF
+    x ^= x >> 16
+    return 1 + (x >> (32 - bits))
+
+
+class LexNetwork:
+    """A FlowNetwork whose arcs cost tuples of levels (the perturbation is appended)."""
+
+    def __init__(self) -> None:
+        self._nodes = 0
+        self._tails: list[int] = []
+        self._heads: list[int] = []
+        self._caps: list[int] = []
+        self._levels: list[tuple[int, ...]] = []
+        self._supply: dict[int, int] = {}
+        self.levels_used = 0
+        self.perturbation_bits = 0
+
+    def add_node(self) -> int:
+        self._nodes += 1
+        return self._nodes - 1
+
+    def set_supply(self, node: int, supply: int) -> None:
+        self._supply[node] = self._supply.get(node, 0) + supply
+
+    @property
+    def num_arcs(self) -> int:
+        return len(self._tails)
+
+    def add_arc(self, tail: int, head: int, capacity: int, levels: Sequence[int]) -> int:
+        arc = len(self._tails)
+        self._tails.append(tail)
+        self._heads.append(head)
+        self._caps.append(capacity)
+        self._levels.append(tuple(levels))
+        return arc
+
+    def _combine(self, used: int, bits: int) -> list[int] | None:
+        """Combined costs of the first ``used`` levels, plus the perturbation when ``bits``."""
+        rows = [
+            (*lv[:used], perturbation(arc, bits)) if bits else tuple(lv[:used])
+            for arc, lv in enumerate(self._levels)
+        ]
+        width = len(rows[0]) if rows else 0
+        scales = [1] * width
+        for i in range(1, width):
+            scales[i] = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
+        out = []
+        for lv in rows:
+            cost = 0
+            for i in range(width):
+                cost = cost * scales[i] + lv[i]
+            out.append(cost)
+        top = max(out, default=0)
+        total = sum(c * w for c, w in zip(self._caps, out, strict=True))
+        if top * (self._nodes + 1) >= LIMIT or total >= LIMIT:
+            return None
+        return out
+
+    def solve(self) -> FlowSolution:
+        width = max((len(lv) for lv in self._levels), default=1)
+        tries = [(width, bits) for bits in BITS] + [(used, 0) for used in range(width, 0, -1)]
+        for used, bits in tries:
+            costs = self._combine(used, bits)
+            if costs is not None:
+                self.levels_used, self.perturbation_bits = used, bits
+                break
+        else:
+            raise AssignorError(
+                "rack-aware costs too large to solve exactly (weights x traffic_cost x "
+                "partitions reach 2**60): scale the weights down"
+            )
+        net = FlowNetwork()
+        for _ in range(self._nodes):
+            net.add_node()
+        if self._tails:
+            net.add_arcs(self._tails, self._heads, self._caps, costs)
+        for node, supply in sorted(self._supply.items()):
+            net.set_supply(node, supply)
+        return net.solve()

@@ -1,0 +1,157 @@
+package dev.rackwise.tasks;
+
+import dev.rackwise.core.MinCostFlow;
+import java.util.Arrays;
+
+/**
+ * A min-cost flow whose arcs cost tuples of integer levels, most important first (the step's
+ * cost, then tie-breaks), plus a last level {@link #perturbation(int)} that makes the optimum
+ * unique, so this solver and the Python reference's end on the same flow
+ * (docs/streams-assignor.md § 6).
+ *
+ * <p>Level {@code i >= 1} is scaled by {@code 1 + Σ cap · level_i} over all arcs (a bound on
+ * what any feasible flow collects there). The combined costs must fit: {@code M · (nodes + 1)}
+ * and {@code Σ cap · cost} both below 2^60 ({@code M} the largest combined arc cost). Tried in
+ * order: every level with a perturbation of 16, 12, 8, then 4 bits; then without it,
+ * dropping levels from the lowest. When the cost level alone does not fit,
+ * the weights are too large to solve exactly ({@link TaskInputException}).
+ *
+ * <p>Example: two arcs of cost (10, 0) with perturbations 3 and 7 combine to {@code 10·s + 3}
+ * and {@code 10·s + 7}; the first wins whatever the solver.
+ */
+final class LexFlow {
+    static final long LIMIT = 1L << 60;
+
+    private int nodes;
+    private long[] supply = new long[16];
+    private int arcs;
+    private int[] tail = new int[32];
+    private int[] head = new int[32];
+    private long[] cap = new long[32];
+    private long[][] levels = new long[32][];
+    private long[] flows;
+
+    /**
+     * Arc {@code arc}'s last level: 1 .. 2^bits, the top {@code bits} bits of MurmurHash3's
+     * 32-bit finaliser of {@code arc + 1}. Non-linear on purpose: with {@code arc * constant}, two
+     * swaps between arcs the same distance apart tie exactly.
+     */
+    static long perturbation(int arc, int bits) {
+        int x = arc + 1;
+        x ^= x >>> 16;
+        x *= 0x85EBCA6B;
+        x ^= x >>> 13;
+        x *= 0xC2B2AE35;
+        x ^= x >>> 16;
+        return 1 + ((x & 0xFFFFFFFFL) >>> (32 - bits));
+    }
+
+    int addNode() {
+        if (nodes == supply.length) {
+            supply = Arrays.copyOf(supply, nodes * 2);
+        }
+        return nodes++;
+    }
+
+    void setSupply(int node, long amount) {
+        supply[node] += amount;
+    }
+
+    int addArc(int from, int to, long capacity, long... costLevels) {
+        if (arcs == tail.length) {
+            int n = arcs * 2;
+            tail = Arrays.copyOf(tail, n);
+            head = Arrays.copyOf(head, n);
+            cap = Arrays.copyOf(cap, n);
+            levels = Arrays.copyOf(levels, n);
+        }
+        long[] lv = costLevels.clone();
+        tail[arcs] = from;
+        head[arcs] = to;
+        cap[arcs] = capacity;
+        levels[arcs] = lv;
+        return arcs++;
+    }
+
+    /** Combined costs of the first {@code used} levels, plus the perturbation when bits > 0. */
+    private long[] combine(int used, int bits) {
+        try {
+            int width = used + (bits > 0 ? 1 : 0);
+            long[][] rows = new long[arcs][];
+            for (int a = 0; a < arcs; a++) {
+                rows[a] = Arrays.copyOf(levels[a], width);
+                if (bits > 0) {
+                    rows[a][used] = perturbation(a, bits);
+                }
+            }
+            long[] scales = new long[width];
+            for (int i = 1; i < width; i++) {
+                long s = 1;
+                for (int a = 0; a < arcs; a++) {
+                    s = Math.addExact(s, Math.multiplyExact(cap[a], rows[a][i]));
+                }
+                scales[i] = s;
+            }
+            long[] out = new long[arcs];
+            long top = 0;
+            long total = 0;
+            for (int a = 0; a < arcs; a++) {
+                long c = 0;
+                for (int i = 0; i < width; i++) {
+                    c = i == 0 ? rows[a][0]
+                            : Math.addExact(Math.multiplyExact(c, scales[i]), rows[a][i]);
+                }
+                out[a] = c;
+                top = Math.max(top, c);
+                total = Math.addExact(total, Math.multiplyExact(cap[a], c));
+            }
+            if (Math.multiplyExact(top, (long) nodes + 1) >= LIMIT || total >= LIMIT) {
+                return null;
+            }
+            return out;
+        } catch (ArithmeticException overflow) {
+            return null;
+        }
+    }
+
+    /** Solves; afterwards {@link #flow(int)} reads each arc's flow. */
+    void solve() {
+        int width = arcs == 0 ? 1 : levels[0].length;
+        long[] costs = null;
+        for (int bits = 16; bits >= 4 && costs == null; bits -= 4) {
+            costs = combine(width, bits);
+        }
+        for (int used = width; used >= 1 && costs == null; used--) {
+            costs = combine(used, 0);
+        }
+        if (costs == null) {
+            throw new TaskInputException("rack-aware costs too large to solve exactly (weights x "
+                    + "traffic_cost x partitions reach 2^60): scale the weights down");
+        }
+        MinCostFlow net = new MinCostFlow();
+        for (int v = 0; v < nodes; v++) {
+            net.addNode();
+        }
+        for (int v = 0; v < nodes; v++) {
+            if (supply[v] != 0) {
+                net.addSupply(v, supply[v]);
+            }
+        }
+        int[] ids = new int[arcs];
+        for (int a = 0; a < arcs; a++) {
+            ids[a] = net.addArc(tail[a], head[a], cap[a], costs[a]);
+        }
+        if (net.solve() < 0) {
+            throw new IllegalStateException("rack-aware flow is infeasible (a bug: the start"
+                    + " placement is always feasible)");
+        }
+        flows = new long[arcs];
+        for (int a = 0; a < arcs; a++) {
+            flows[a] = net.flow(ids[a]);
+        }
+    }
+
+    long flow(int arc) {
+        return flows[arc];
+    }
+}

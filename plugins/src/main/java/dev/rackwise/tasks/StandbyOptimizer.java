@@ -1,0 +1,403 @@
+package dev.rackwise.tasks;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * KIP-925's standby optimisation, solved globally (docs/streams-assignor.md § 4.2, § 6):
+ * re-place the standbys keeping each client's standby count, never two copies of a task on
+ * one client, never a standby beside its active and (tag-aware) every copy inside its tag
+ * class, minimising changelog traffic plus {@code non_overlap_cost} per copy on a new client.
+ *
+ * <p>First an aggregated graph (task copies → (rack, class) group → client), split greedily
+ * into distinct clients per task; when the split fails, the exact task × client graph.
+ *
+ * <p>Example: a standby of 0_0 (changelog in az2) on x in az1 and one of 0_1 (changelog in
+ * az1) on y in az2: swapping them saves 2 · traffic_cost for 2 · non_overlap_cost.
+ */
+final class StandbyOptimizer {
+    private record Group(String rack, List<String> klass) {
+    }
+
+    private record Unit(TaskId task, List<String> klass) {
+    }
+
+    private static final Comparator<Group> GROUP_ORDER = (a, b) -> {
+        int c = Lex.compareStrings(a.rack(), b.rack());
+        return c != 0 ? c : Lex.compareLists(a.klass(), b.klass());
+    };
+
+    private static final Comparator<Unit> UNIT_ORDER = (a, b) -> {
+        int c = a.task().compareTo(b.task());
+        return c != 0 ? c : Lex.compareLists(a.klass(), b.klass());
+    };
+
+    private final ClientState[] clients;
+    private final RackContext ctx;
+    private final long traffic;
+    private final long nonOverlap;
+    private final boolean tagAware;
+
+    private StandbyOptimizer(ClientState[] clients, RackContext ctx, long traffic,
+                             long nonOverlap, boolean tagAware) {
+        this.clients = clients;
+        this.ctx = ctx;
+        this.traffic = traffic;
+        this.nonOverlap = nonOverlap;
+        this.tagAware = tagAware;
+    }
+
+    /** Re-places the standbys; returns the step's cost (traffic + non-overlap per new copy). */
+    static long optimize(ClientState[] clients, RackContext ctx, long traffic, long nonOverlap,
+                         boolean tagAware) {
+        return new StandbyOptimizer(clients, ctx, traffic, nonOverlap, tagAware).run();
+    }
+
+    private Map<TaskId, List<Integer>> holders() {
+        Map<TaskId, List<Integer>> out = new TreeMap<>();
+        for (int c = 0; c < clients.length; c++) {
+            for (TaskId t : clients[c].standby) {
+                out.computeIfAbsent(t, k -> new ArrayList<>()).add(c);
+            }
+        }
+        return out;
+    }
+
+    private long cost(TaskId t, int c) {
+        return ctx.standbyCost(t, clients[c].rackOrEmpty(), traffic);
+    }
+
+    private long run() {
+        Map<TaskId, List<Integer>> holders = holders();
+        if (holders.isEmpty()) {
+            return 0;
+        }
+        Set<List<Object>> start = new HashSet<>();
+        holders.forEach((t, cs) -> cs.forEach(c -> start.add(List.of(t, c))));
+        if (tagAware) {
+            // Kafka's own pairwise rounds first; the class-preserving global flow below can
+            // then only lower the traffic further.
+            pairwise();
+            holders = holders();
+        }
+        Map<TaskId, Integer> activeOf = new HashMap<>();
+        for (int c = 0; c < clients.length; c++) {
+            for (TaskId t : clients[c].active) {
+                activeOf.put(t, c);
+            }
+        }
+        Map<TaskId, List<Integer>> placement = aggregated(holders, activeOf);
+        if (placement == null) {
+            placement = exact(holders, activeOf);
+        }
+        for (ClientState c : clients) {
+            c.standby.clear();
+        }
+        long moved = 0;
+        for (Map.Entry<TaskId, List<Integer>> e : placement.entrySet()) {
+            for (int c : e.getValue()) {
+                clients[c].standby.add(e.getKey());
+                if (!start.contains(List.of(e.getKey(), c))) {
+                    moved++;
+                }
+            }
+        }
+        long total = nonOverlap * moved;
+        for (int c = 0; c < clients.length; c++) {
+            for (TaskId t : clients[c].standby) {
+                total += cost(t, c);
+            }
+        }
+        return total;
+    }
+
+    private int tagCount(List<Integer> holders, int extra) {
+        Set<List<String>> kv = new HashSet<>();
+        List<Integer> all = new ArrayList<>(holders);
+        all.add(extra);
+        for (int c : all) {
+            clients[c].tags.forEach((k, v) -> kv.add(List.of(k, v)));
+        }
+        return kv.size();
+    }
+
+    /** Kafka's 4-argument tag predicate: a move must not lower the task's distinct tag count. */
+    private List<TaskId> movable(int src, int dst) {
+        List<TaskId> out = new ArrayList<>();
+        for (TaskId t : clients[src].standby) {
+            if (clients[dst].holds(t)) {
+                continue;
+            }
+            List<Integer> others = new ArrayList<>();
+            for (int p = 0; p < clients.length; p++) {
+                if (p != src && p != dst && clients[p].holds(t)) {
+                    others.add(p);
+                }
+            }
+            if (tagCount(others, dst) >= tagCount(others, src)) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /** Tag-aware only: Kafka's pairwise swap rounds (at most 4), each pair solved exactly. */
+    private void pairwise() {
+        for (int round = 0; round < 4; round++) {
+            boolean moved = false;
+            for (int a = 0; a < clients.length; a++) {
+                for (int b = a + 1; b < clients.length; b++) {
+                    ClientState ca = clients[a];
+                    ClientState cb = clients[b];
+                    if (java.util.Objects.equals(ca.rack, cb.rack)) {
+                        continue;
+                    }
+                    List<TaskId> m1 = movable(a, b);
+                    List<TaskId> m2 = movable(b, a);
+                    if (m1.isEmpty() || m2.isEmpty()) {
+                        continue;
+                    }
+                    final int fa = a;
+                    final int fb = b;
+                    List<TaskId> pool = new ArrayList<>(m1);
+                    pool.addAll(m2);
+                    Map<TaskId, Long> diff = new HashMap<>();
+                    for (TaskId t : pool) {
+                        diff.put(t, pairCost(t, fa) - pairCost(t, fb));
+                    }
+                    pool.sort(Comparator.<TaskId>comparingLong(diff::get)
+                            .thenComparing(t -> !ca.standby.contains(t))
+                            .thenComparing(Comparator.naturalOrder()));
+                    Set<TaskId> toA = new HashSet<>(pool.subList(0, m1.size()));
+                    for (TaskId t : pool) {
+                        ClientState want = toA.contains(t) ? ca : cb;
+                        ClientState other = toA.contains(t) ? cb : ca;
+                        if (!want.standby.contains(t)) {
+                            other.standby.remove(t);
+                            want.standby.add(t);
+                            moved = true;
+                        }
+                    }
+                }
+            }
+            if (!moved) {
+                return;
+            }
+        }
+    }
+
+    private long pairCost(TaskId t, int c) {
+        return cost(t, c) + (clients[c].standby.contains(t) ? 0 : nonOverlap);
+    }
+
+    private TreeMap<Unit, List<Integer>> units(Map<TaskId, List<Integer>> holders) {
+        TreeMap<Unit, List<Integer>> out = new TreeMap<>(UNIT_ORDER);
+        for (Map.Entry<TaskId, List<Integer>> e : holders.entrySet()) {
+            for (int c : e.getValue()) {
+                out.computeIfAbsent(new Unit(e.getKey(), StandbyPlacement.tagClass(clients[c], tagAware)),
+                        k -> new ArrayList<>()).add(c);
+            }
+        }
+        return out;
+    }
+
+    private Map<TaskId, List<Integer>> aggregated(Map<TaskId, List<Integer>> holders,
+                                                  Map<TaskId, Integer> activeOf) {
+        int n = clients.length;
+        int[] counts = new int[n];
+        long copies = 0;
+        for (int c = 0; c < n; c++) {
+            counts[c] = clients[c].standby.size();
+            copies += counts[c];
+        }
+        TreeMap<Group, List<Integer>> groups = new TreeMap<>(GROUP_ORDER);
+        for (int c = 0; c < n; c++) {
+            if (counts[c] > 0) {
+                groups.computeIfAbsent(new Group(clients[c].rackOrEmpty(),
+                        StandbyPlacement.tagClass(clients[c], tagAware)), k -> new ArrayList<>()).add(c);
+            }
+        }
+        LexFlow net = new LexFlow();
+        int sink = net.addNode();
+        net.setSupply(sink, -copies);
+        int[] cnode = new int[n];
+        for (int c = 0; c < n; c++) {
+            cnode[c] = counts[c] > 0 ? net.addNode() : -1;
+        }
+        for (int c = 0; c < n; c++) {
+            if (cnode[c] >= 0) {
+                net.addArc(cnode[c], sink, counts[c], 0, 0);
+            }
+        }
+        Map<Group, Integer> gnode = new HashMap<>();
+        Map<Group, List<int[]>> fan = new HashMap<>();
+        Map<List<String>, List<Group>> byClass = new HashMap<>();
+        for (Map.Entry<Group, List<Integer>> e : groups.entrySet()) {
+            int g = net.addNode();
+            gnode.put(e.getKey(), g);
+            List<int[]> arcs = new ArrayList<>();
+            for (int c : e.getValue()) {
+                arcs.add(new int[] {net.addArc(g, cnode[c], counts[c], 0, 0), c});
+            }
+            fan.put(e.getKey(), arcs);
+            byClass.computeIfAbsent(e.getKey().klass(), k -> new ArrayList<>()).add(e.getKey());
+        }
+        record Direct(int arc, TaskId task, int client) {
+        }
+        record Routed(int arc, TaskId task, Group group) {
+        }
+        List<Direct> direct = new ArrayList<>();
+        List<Routed> routed = new ArrayList<>();
+        for (Map.Entry<Unit, List<Integer>> ue : units(holders).entrySet()) {
+            TaskId task = ue.getKey().task();
+            int unit = net.addNode();
+            net.setSupply(unit, ue.getValue().size());
+            for (int c : ue.getValue()) {
+                direct.add(new Direct(net.addArc(unit, cnode[c], 1, cost(task, c), 0), task, c));
+            }
+            Set<Integer> held = new HashSet<>(holders.get(task));
+            Integer act = activeOf.get(task);
+            if (act != null) {
+                held.add(act);
+            }
+            for (Group g : byClass.getOrDefault(ue.getKey().klass(), List.of())) {
+                long cap = groups.get(g).stream().filter(c -> !held.contains(c)).count();
+                if (cap > 0) {
+                    long cost = ctx.standbyCost(task, g.rack(), traffic) + nonOverlap;
+                    routed.add(new Routed(net.addArc(unit, gnode.get(g), cap, cost, 1), task, g));
+                }
+            }
+        }
+        net.solve();
+        Map<TaskId, List<Integer>> placement = new TreeMap<>();
+        for (Direct d : direct) {
+            if (net.flow(d.arc()) > 0) {
+                placement.computeIfAbsent(d.task(), k -> new ArrayList<>()).add(d.client());
+            }
+        }
+        TreeMap<Group, List<Object[]>> demand = new TreeMap<>(GROUP_ORDER);
+        for (Routed r : routed) {
+            long units = net.flow(r.arc());
+            if (units > 0) {
+                demand.computeIfAbsent(r.group(), k -> new ArrayList<>())
+                        .add(new Object[] {r.task(), units});
+            }
+        }
+        for (Map.Entry<Group, List<Object[]>> e : demand.entrySet()) {
+            Map<Integer, Long> quota = new LinkedHashMap<>();
+            for (int[] f : fan.get(e.getKey())) {
+                quota.put(f[1], net.flow(f[0]));
+            }
+            if (!split(e.getValue(), quota, placement, activeOf)) {
+                return null;
+            }
+        }
+        return placement;
+    }
+
+    /** Gives each task its copies on distinct clients of one group, largest quota first. */
+    private boolean split(List<Object[]> demand, Map<Integer, Long> quota,
+                          Map<TaskId, List<Integer>> placement, Map<TaskId, Integer> activeOf) {
+        // entries: {-quota, rank (= client index)}
+        PriorityQueue<long[]> heap = new PriorityQueue<>((a, b) -> {
+            int c = Long.compare(a[0], b[0]);
+            return c != 0 ? c : Long.compare(a[1], b[1]);
+        });
+        quota.forEach((c, q) -> {
+            if (q > 0) {
+                heap.add(new long[] {-q, c});
+            }
+        });
+        List<Object[]> sorted = new ArrayList<>(demand);
+        sorted.sort((a, b) -> {
+            int c = Long.compare((Long) b[1], (Long) a[1]);
+            return c != 0 ? c : ((TaskId) a[0]).compareTo((TaskId) b[0]);
+        });
+        for (Object[] d : sorted) {
+            TaskId task = (TaskId) d[0];
+            long units = (Long) d[1];
+            Set<Integer> banned = new HashSet<>(placement.getOrDefault(task, List.of()));
+            Integer act = activeOf.get(task);
+            if (act != null) {
+                banned.add(act);
+            }
+            List<long[]> taken = new ArrayList<>();
+            List<long[]> skipped = new ArrayList<>();
+            while (taken.size() < units && !heap.isEmpty()) {
+                long[] item = heap.poll();
+                (banned.contains((int) item[1]) ? skipped : taken).add(item);
+            }
+            if (taken.size() < units) {
+                return false;
+            }
+            for (long[] item : taken) {
+                placement.computeIfAbsent(task, k -> new ArrayList<>()).add((int) item[1]);
+                if (item[0] + 1 < 0) {
+                    skipped.add(new long[] {item[0] + 1, item[1]});
+                }
+            }
+            heap.addAll(skipped);
+        }
+        return true;
+    }
+
+    private Map<TaskId, List<Integer>> exact(Map<TaskId, List<Integer>> holders,
+                                             Map<TaskId, Integer> activeOf) {
+        int n = clients.length;
+        int[] counts = new int[n];
+        long copies = 0;
+        for (int c = 0; c < n; c++) {
+            counts[c] = clients[c].standby.size();
+            copies += counts[c];
+        }
+        LexFlow net = new LexFlow();
+        int sink = net.addNode();
+        net.setSupply(sink, -copies);
+        int[] cnode = new int[n];
+        for (int c = 0; c < n; c++) {
+            cnode[c] = counts[c] > 0 ? net.addNode() : -1;
+        }
+        Map<List<String>, List<Integer>> members = new HashMap<>();
+        for (int c = 0; c < n; c++) {
+            if (cnode[c] >= 0) {
+                net.addArc(cnode[c], sink, counts[c], 0, 0);
+                members.computeIfAbsent(StandbyPlacement.tagClass(clients[c], tagAware),
+                        k -> new ArrayList<>()).add(c);
+            }
+        }
+        record Arc(int arc, TaskId task, int client) {
+        }
+        List<Arc> arcs = new ArrayList<>();
+        for (Map.Entry<Unit, List<Integer>> ue : units(holders).entrySet()) {
+            TaskId task = ue.getKey().task();
+            int unit = net.addNode();
+            net.setSupply(unit, ue.getValue().size());
+            Set<Integer> held = new HashSet<>(holders.get(task));
+            Integer act = activeOf.get(task);
+            for (int c : members.getOrDefault(ue.getKey().klass(), List.of())) {
+                if (act != null && c == act || held.contains(c) && !ue.getValue().contains(c)) {
+                    continue;
+                }
+                boolean stay = held.contains(c);
+                long base = cost(task, c) + (stay ? 0 : nonOverlap);
+                arcs.add(new Arc(net.addArc(unit, cnode[c], 1, base, stay ? 0 : 1), task, c));
+            }
+        }
+        net.solve();
+        Map<TaskId, List<Integer>> placement = new TreeMap<>();
+        for (Arc a : arcs) {
+            if (net.flow(a.arc()) > 0) {
+                placement.computeIfAbsent(a.task(), k -> new ArrayList<>()).add(a.client());
+            }
+        }
+        return placement;
+    }
+}
