@@ -80,18 +80,26 @@ def _pid_alive(pid: int) -> bool:
 
 
 GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
+STREAMS_GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseStreamsGroupAssignor"
+# KIP-1357 (custom streams-group task assignors, group.streams.assignors) exists from 4.4.0.
+STREAMS_GROUP_ASSIGNORS_SINCE = (4, 4)
 
 
-def broker_plugin_settings(timeout_ms: int = 2000) -> dict[str, str]:
+def broker_plugin_settings(timeout_ms: int = 2000, version: str | None = None) -> dict[str, str]:
     """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3).
     Kafka's own ``uniform`` stays first, so it stays the default for groups that name no
     assignor; a group opts in with group.remote.assignor=rackwise. The bound is short
-    because Kafka 4.0-4.4 run assign() on the coordinator thread."""
-    return {
+    because Kafka 4.0-4.4 run assign() on the coordinator thread. On 4.4+ the streams-group
+    assignor is listed after Kafka's ``sticky`` (plugins/README.md §10); a streams group opts in
+    with the group config streams.assignor.name=rackwise."""
+    settings = {
         "group.consumer.assignors": f"uniform,range,{GROUP_ASSIGNOR}",
         "group.consumer.assignor.offload.enable": "true",
         "rackwise.timeout.ms": str(timeout_ms),
     }
+    if version is not None and kafkaversion.version_tuple(version)[:2] >= STREAMS_GROUP_ASSIGNORS_SINCE:
+        settings["group.streams.assignors"] = f"sticky,{STREAMS_GROUP_ASSIGNOR}"
+    return settings
 
 
 JMX_EXPORTER_CONFIG = paths.PACKAGE_ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
@@ -274,7 +282,7 @@ class Testbed:
             "transaction.remove.expired.transaction.cleanup.interval.ms": "10000",
         }
         if self.plugins:
-            props.update(broker_plugin_settings())
+            props.update(broker_plugin_settings(version=self.version))
         lines = [f"{k}={v}" for k, v in self.broker_properties(node, props).items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
 
