@@ -99,6 +99,23 @@ class TaskAppInstance:
         self.proc.stdin.write("start\n")
         self.proc.stdin.flush()
 
+    def fetched(self, timeout: float = 15) -> dict[int, int]:
+        """Bytes this instance's main consumers received per broker id so far (TaskApp reports
+        ``consumer-node-metrics incoming-byte-total`` when asked on stdin)."""
+        assert self.proc.stdin is not None
+        with self._lock:
+            seen = len(self.reports)
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                for doc in self.reports[seen:]:
+                    if isinstance(doc.get("fetched"), dict):
+                        return {int(k): int(v) for k, v in doc["fetched"].items()}
+            time.sleep(0.1)
+        raise TimeoutError(f"instance in {self.rack}: no fetch figures within {timeout:.0f}s")
+
     def latest(self) -> dict[str, Any] | None:
         with self._lock:
             return self.reports[-1] if self.reports else None

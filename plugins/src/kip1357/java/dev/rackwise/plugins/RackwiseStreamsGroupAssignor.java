@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import dev.rackwise.plugins.advice.AdviceView;
@@ -60,7 +59,9 @@ public class RackwiseStreamsGroupAssignor implements TaskAssignor, Configurable 
     private final TaskAssignor fallback;
     private volatile PluginMetrics metrics = new PluginMetrics(List.of(INTERNAL));
     private volatile RackSourceMetrics racks = new RackSourceMetrics();
-    private final AtomicReference<RackSource> lastLogged = new AtomicReference<>();
+    // the rack source last logged per group (keyed by its first process id: a new group's id is
+    // learnt only in the background); bounded, only for choosing INFO over DEBUG
+    private final Map<String, RackSource> lastLogged = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile PluginConfig config;
 
     public RackwiseStreamsGroupAssignor() {
@@ -95,11 +96,31 @@ public class RackwiseStreamsGroupAssignor implements TaskAssignor, Configurable 
         metrics = PluginMetrics.shared("RackwiseStreamsGroupAssignor", "broker-" + node, List.of(INTERNAL));
         racks = RackSourceMetrics.shared("broker-" + node);
         if (CONFIGURED_ONCE.compareAndSet(false, true)) {
+            warmUp();
             log.info("rackwise streams group assignor loaded (name {}): decides in-process; racks from the "
                     + "coordinator's metadata ({}), else learnt in the background; advice at {}", NAME,
                 CoordinatorTopologyAccess.linkable() ? "linkable on this release" : "NOT linkable on this release",
                 config.settings().bootstrapServers());
         }
+    }
+
+    /**
+     * Loads and compiles the task core once, on a daemon thread at broker start-up, so that a
+     * group's first assign() on the coordinator thread does not pay for class loading (measured:
+     * ~1 s for the first call on a busy testbed broker).
+     */
+    private static void warmUp() {
+        Thread t = new Thread(() -> {
+            try {
+                for (int i = 0; i < 20; i++) {
+                    TaskCore.assign(WarmUp.problem(i));
+                }
+            } catch (RuntimeException | LinkageError e) {
+                log.warn("rackwise streams assignor: warm-up failed: {}", e.toString());
+            }
+        }, "rackwise-streams-warm-up");
+        t.setDaemon(true);
+        t.start();
     }
 
     @Override
@@ -130,10 +151,15 @@ public class RackwiseStreamsGroupAssignor implements TaskAssignor, Configurable 
             long nanos = System.nanoTime() - start;
             metrics.recordAssign(nanos);
             racks.record(view.source(), plan.rackAware());
-            RackSource before = lastLogged.getAndSet(view.source());
-            String line = "rackwise streams assignor: group {}: racks from {} ({}), {} members in {} processes, "
-                + "{} tasks, {} us";
-            Object[] args = {groupId == null ? "?" : groupId, view.source().label(),
+            String firstProcess = problem.membersByProcess().isEmpty() ? "-"
+                : problem.membersByProcess().firstKey();
+            if (lastLogged.size() > 10_000) {
+                lastLogged.clear();
+            }
+            RackSource before = lastLogged.put(firstProcess, view.source());
+            String line = "rackwise streams assignor: group {} (process {} ...): racks from {} ({}), {} members in "
+                + "{} processes, {} tasks, {} us";
+            Object[] args = {groupId == null ? "?" : groupId, firstProcess, view.source().label(),
                 plan.rackAware() ? "rack-aware" : "rack-blind: " + plan.rackAwareReason(),
                 groupSpec.memberIds().size(), problem.membersByProcess().size(), problem.problem().tasks().size(),
                 TimeUnit.NANOSECONDS.toMicros(nanos)};
