@@ -330,7 +330,8 @@ def test_e_a_neighbour_on_the_same_shard_keeps_commits_fast_while_the_group_chur
                 n += 1
                 commit_once(n)
             churned = bool(settled(app)) and len(app.live()) == 3
-            assert churned, f"churn step {step}: the group did not settle"
+            assert churned, (f"churn step {step}: the group did not settle: "
+                             f"{[(i.rack, i.latest()) for i in app.live()]}")
         for _ in range(20):
             n += 1
             commit_once(n)

@@ -59,6 +59,23 @@ class StreamsGroupProblemTest {
     }
 
     @Test
+    void anEndOffsetOfLongMaxIsUnknownNotFarBehind() {
+        // what Kafka Streams 4.4 reports for standbys that have not fetched yet (testbed, 4.4.0)
+        GroupSpec spec = Groups.spec(List.of(
+            new Groups.Member("m1", "p1", "az1", Set.of(0), Set.of(1), Map.of(0, -2L, 1, 0L),
+                Map.of(1, Long.MAX_VALUE), Map.of()),
+            new Groups.Member("m2", "p2", "az2", Set.of(1), Set.of(0), Map.of(0, 0L),
+                Map.of(0, Long.MAX_VALUE), Map.of()),
+            Groups.Member.fresh("m3", "p3", "az3")), 1);
+        TopologyMetadata tm = Groups.topology("orders", Groups.oneRackEach(2), true);
+        TaskProblem problem = StreamsGroupProblem.of(spec, tm, CoordinatorTopologyAccess.read(tm).orElseThrow(),
+            AdviceView.NONE, GroupCosts.DEFAULT).problem();
+        assertEquals(0L, problem.clients().get("p3").lags().get(new TaskId(0, 0)));
+        assertEquals(0L, problem.clients().get("p2").lags().get(new TaskId(0, 0)));
+        assertEquals(0L, problem.clients().get("p1").lags().get(new TaskId(0, 1)));
+    }
+
+    @Test
     void withoutTopicsTheProblemHasNoRacks() {
         GroupSpec spec = Groups.spec(List.of(Groups.Member.fresh("m1", "p1", "az1")), 0);
         TaskProblem problem = StreamsGroupProblem.of(spec, Groups.plain(3, true), TopologyView.NONE, AdviceView.NONE,

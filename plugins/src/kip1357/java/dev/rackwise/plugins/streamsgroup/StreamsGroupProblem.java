@@ -37,7 +37,8 @@ import org.apache.kafka.coordinator.group.api.streams.assignor.TopologyDescriber
  *   <li>Tasks: {@code maxNumInputPartitions(s)} per subtopology {@code s}; task {@code s_p}
  *       reads partition {@code p} of each source (and repartition source) topic that has it,
  *       and restores partition {@code p} of each changelog.</li>
- *   <li>Lags: end offset (the largest any member reports for the task) minus the process's
+ *   <li>Lags: end offset (the largest any member reports for the task; Long.MAX_VALUE is
+ *       Kafka Streams' "unknown") minus the process's
  *       own offset; the task's current active process is {@code -2} (running); a process that
  *       reports nothing must restore it all (the end offset; 0 while no end offset is known,
  *       i.e. a new group).</li>
@@ -174,12 +175,16 @@ public final class StreamsGroupProblem {
         }
     }
 
-    /** Per task, the largest end offset any member reports (KIP-1071: the active's changelog end). */
+    /**
+     * Per task, the largest end offset any member reports. Kafka Streams 4.4 reports
+     * {@code Long.MAX_VALUE} for a task whose end offset it does not know (seen on the testbed:
+     * every standby that has not fetched yet), so that value means "unknown", never "far behind".
+     */
     private static Map<TaskId, Long> endOffsets(GroupSpec spec, SubtopologyIds ids) {
         Map<TaskId, Long> out = new HashMap<>();
         for (String m : spec.memberIds()) {
             forEachTask(spec.memberAssignmentState(m).taskEndOffsets(), ids, (TaskId id, Long v) -> {
-                if (v != null && v >= 0) {
+                if (v != null && v >= 0 && v != Long.MAX_VALUE) {
                     out.merge(id, v, Math::max);
                 }
             });
@@ -210,7 +215,7 @@ public final class StreamsGroupProblem {
                 if (v == null) {
                     return;
                 }
-                if (v >= 0) {
+                if (v >= 0 && v != Long.MAX_VALUE) {
                     offsets.merge(id, v, Math::max);
                 } else if (v.longValue() == ClientSpec.LAG_UNKNOWN) {
                     unknown.add(id);
