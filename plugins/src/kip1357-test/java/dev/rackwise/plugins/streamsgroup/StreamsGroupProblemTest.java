@@ -19,6 +19,13 @@ import org.apache.kafka.coordinator.group.streams.TopologyMetadata;
 import org.junit.jupiter.api.Test;
 
 class StreamsGroupProblemTest {
+    /** A client's lag as the core reads it: listed, else -2 for a previous active, else 0. */
+    static long lag(TaskProblem problem, String process, TaskId task) {
+        ClientSpec c = problem.clients().get(process);
+        Long listed = c.lags().get(task);
+        return listed != null ? listed : c.previousActive().contains(task) ? ClientSpec.LAG_RUNNING : 0L;
+    }
+
     @Test
     void membersOfOneProcessAreOneClientWithOneThreadEach() {
         GroupSpec spec = Groups.spec(List.of(Groups.Member.fresh("m1", "p1", "az1"),
@@ -49,13 +56,13 @@ class StreamsGroupProblemTest {
         TaskProblem problem = StreamsGroupProblem.of(spec, tm, CoordinatorTopologyAccess.read(tm).orElseThrow(),
             AdviceView.NONE, GroupCosts.DEFAULT).problem();
         TaskId t0 = new TaskId(0, 0);
-        assertEquals(ClientSpec.LAG_RUNNING, problem.clients().get("p1").lags().get(t0));
-        assertEquals(50L, problem.clients().get("p2").lags().get(t0));
+        assertEquals(ClientSpec.LAG_RUNNING, lag(problem, "p1", t0));
+        assertEquals(50L, lag(problem, "p2", t0));
         assertEquals(500L, problem.clients().get("p3").lags().get(t0), "no local state: restore it all");
         assertEquals(Set.of(t0), problem.clients().get("p1").previousActive());
         assertEquals(Set.of(t0), problem.clients().get("p2").previousStandby());
         // no end offset known for 0_1 yet (a new task): nobody is behind
-        assertEquals(0L, problem.clients().get("p3").lags().get(new TaskId(0, 1)));
+        assertEquals(0L, lag(problem, "p3", new TaskId(0, 1)));
     }
 
     @Test
@@ -70,9 +77,21 @@ class StreamsGroupProblemTest {
         TopologyMetadata tm = Groups.topology("orders", Groups.oneRackEach(2), true);
         TaskProblem problem = StreamsGroupProblem.of(spec, tm, CoordinatorTopologyAccess.read(tm).orElseThrow(),
             AdviceView.NONE, GroupCosts.DEFAULT).problem();
-        assertEquals(0L, problem.clients().get("p3").lags().get(new TaskId(0, 0)));
-        assertEquals(0L, problem.clients().get("p2").lags().get(new TaskId(0, 0)));
-        assertEquals(0L, problem.clients().get("p1").lags().get(new TaskId(0, 1)));
+        assertEquals(0L, lag(problem, "p3", new TaskId(0, 0)));
+        assertEquals(0L, lag(problem, "p2", new TaskId(0, 0)));
+        assertEquals(0L, lag(problem, "p1", new TaskId(0, 1)));
+    }
+
+    @Test
+    void onlyLagsTheCoreCannotDefaultAreListed() {
+        GroupSpec spec = Groups.spec(List.of(
+            new Groups.Member("m1", "p1", "az1", Set.of(0), Set.of(), Map.of(0, -2L), Map.of(0, 500L), Map.of()),
+            Groups.Member.fresh("m2", "p2", "az2")), 0);
+        TopologyMetadata tm = Groups.topology("orders", Groups.oneRackEach(4), true);
+        TaskProblem problem = StreamsGroupProblem.of(spec, tm, CoordinatorTopologyAccess.read(tm).orElseThrow(),
+            AdviceView.NONE, GroupCosts.DEFAULT).problem();
+        assertEquals(Map.of(), problem.clients().get("p1").lags());
+        assertEquals(Map.of(new TaskId(0, 0), 500L), problem.clients().get("p2").lags());
     }
 
     @Test

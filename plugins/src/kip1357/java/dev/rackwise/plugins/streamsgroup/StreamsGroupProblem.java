@@ -242,7 +242,7 @@ public final class StreamsGroupProblem {
             Long own = offsets.get(id);
             long lag;
             if (active.contains(id)) {
-                lag = ClientSpec.LAG_RUNNING;
+                continue; // the core's default for a previous active: -2, running
             } else if (own != null) {
                 lag = end == null ? 0L : Math.max(0L, end - own);
             } else if (unknown.contains(id)) {
@@ -250,7 +250,9 @@ public final class StreamsGroupProblem {
             } else {
                 lag = end == null ? 0L : end;
             }
-            lags.put(id, lag);
+            if (lag != 0L) {
+                lags.put(id, lag); // 0 is the core's default otherwise: only the others are listed
+            }
         }
         return new ClientSpec(processId, members.size(), rack, tags, active, standby, lags);
     }
