@@ -10,8 +10,8 @@ over every arc, which bounds what any feasible flow can collect at that level, s
 level can outweigh one unit of a higher one. The combination must fit: with ``M`` the
 largest combined arc cost and ``S`` the sum of ``cap * cost`` over arcs, both
 ``M * (nodes + 1)`` and ``S`` stay below 2**60 (OR-Tools' cost scaling and the JVM solver's
-distances stay in 64 bits). Tried in order: every level with a perturbation of 16, 12, 8,
-then 4 bits; then without the perturbation, dropping levels from the lowest. If the cost
+distances stay in 64 bits). Tried in order: every level with a perturbation of 32, 24, 16,
+12, 8, then 4 bits; then without the perturbation, dropping levels from the lowest. If the cost
 alone does not fit, the weights are too large to solve exactly.
 
 Example: two arcs of equal cost (10, 0) but perturbations 3 and 7 combine to 10 * s + 3
@@ -28,10 +28,10 @@ from assignor.optimal.flow import FlowNetwork, FlowSolution
 LIMIT = 1 << 60
 
 
-BITS = (16, 12, 8, 4)
+BITS = (32, 24, 16, 12, 8, 4)
 
 
-def perturbation(arc: int, bits: int = 16) -> int:
+def perturbation(arc: int, bits: int = 32) -> int:
     """The last level of arc ``arc`` (its creation index): 1 .. 2**bits, the top ``bits``
     bits of MurmurHash3's 32-bit finaliser of ``arc + 1``. A non-linear mix: with a linear
     one (``arc * constant``) two swaps between arcs the same distance apart tie exactly."""

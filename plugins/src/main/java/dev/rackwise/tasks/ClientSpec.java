@@ -49,6 +49,17 @@ public record ClientSpec(String processId, int threads, String rack, SortedMap<S
         lags = Collections.unmodifiableSortedMap(new TreeMap<>(lags == null ? Map.of() : lags));
     }
 
+    /** The same as the canonical constructor, from any maps and sets (copied, sorted). */
+    public static ClientSpec of(String processId, int threads, String rack, Map<String, String> tags,
+                                Set<TaskId> previousActive, Set<TaskId> previousStandby,
+                                Map<TaskId, Long> lags) {
+        return new ClientSpec(processId, threads, rack,
+                tags == null ? null : new TreeMap<>(tags),
+                previousActive == null ? null : new TreeSet<>(previousActive),
+                previousStandby == null ? null : new TreeSet<>(previousStandby),
+                lags == null ? null : new TreeMap<>(lags));
+    }
+
     /** A client with no tags, no previous tasks and no lags (all fresh). */
     public static ClientSpec of(String processId, int threads, String rack) {
         return new ClientSpec(processId, threads, rack, null, null, null, null);

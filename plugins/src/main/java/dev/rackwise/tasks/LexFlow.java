@@ -12,7 +12,7 @@ import java.util.Arrays;
  * <p>Level {@code i >= 1} is scaled by {@code 1 + Σ cap · level_i} over all arcs (a bound on
  * what any feasible flow collects there). The combined costs must fit: {@code M · (nodes + 1)}
  * and {@code Σ cap · cost} both below 2^60 ({@code M} the largest combined arc cost). Tried in
- * order: every level with a perturbation of 16, 12, 8, then 4 bits; then without it,
+ * order: every level with a perturbation of 32, 24, 16, 12, 8, then 4 bits; then without it,
  * dropping levels from the lowest. When the cost level alone does not fit,
  * the weights are too large to solve exactly ({@link TaskInputException}).
  *
@@ -32,7 +32,7 @@ final class LexFlow {
     private long[] flows;
 
     /**
-     * Arc {@code arc}'s last level: 1 .. 2^bits, the top {@code bits} bits of MurmurHash3's
+     * Arc {@code arc}'s last level: 1 .. 2^bits (bits &le; 32), the top {@code bits} bits of MurmurHash3's
      * 32-bit finaliser of {@code arc + 1}. Non-linear on purpose: with {@code arc * constant}, two
      * swaps between arcs the same distance apart tie exactly.
      */
@@ -118,8 +118,10 @@ final class LexFlow {
     void solve() {
         int width = arcs == 0 ? 1 : levels[0].length;
         long[] costs = null;
-        for (int bits = 16; bits >= 4 && costs == null; bits -= 4) {
-            costs = combine(width, bits);
+        for (int bits : new int[] {32, 24, 16, 12, 8, 4}) {
+            if (costs == null) {
+                costs = combine(width, bits);
+            }
         }
         for (int used = width; used >= 1 && costs == null; used--) {
             costs = combine(used, 0);

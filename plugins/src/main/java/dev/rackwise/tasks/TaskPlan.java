@@ -19,7 +19,9 @@ import java.util.TreeMap;
  * @param rackAwareReason      why it did or did not ("enabled", "strategy none", "a client has no rack" ...)
  * @param activeStepCost       the stateful active step's cost: traffic_cost · Σ weight of
  *                             source partitions read across racks + non_overlap_cost · moves
- * @param standbyStepCost      the standby step's cost, the same with changelog partitions
+ * @param standbyStepCost      the standby step's cost: traffic_cost · Σ weight of changelog
+ *                             partitions read across racks by the standbys + non_overlap_cost
+ *                             per standby on a client that did not hold it before the step
  * @param statelessStepCost    the stateless active step's cost (costs 1 and 0)
  */
 public record TaskPlan(SortedMap<String, ClientAssignment> clients, boolean followupNeeded,

@@ -31,7 +31,14 @@ final class Validation {
             if (c.threads() < 1) {
                 bad.add(who + " has " + c.threads() + " threads; need >= 1");
             }
+            if (c.tags().containsValue(null)) {
+                bad.add(who + " has a client tag without value");
+            }
             for (Map.Entry<TaskId, Long> e : c.lags().entrySet()) {
+                if (e.getValue() == null) {
+                    bad.add(who + " reports no lag value for task " + e.getKey());
+                    continue;
+                }
                 long lag = e.getValue();
                 if (lag < 0 && lag != ClientSpec.LAG_RUNNING && lag != ClientSpec.LAG_UNKNOWN
                         && lag != ClientSpec.LAG_NOT_REPORTED) {
