@@ -18,6 +18,7 @@ import dev.rackwise.plugins.streamsgroup.RackSource;
 import dev.rackwise.plugins.streamsgroup.RackSourceMetrics;
 import dev.rackwise.plugins.streamsgroup.StreamsGroupProblem;
 import dev.rackwise.plugins.streamsgroup.StreamsLookups;
+import dev.rackwise.plugins.streamsgroup.StreamsPlanReport;
 import dev.rackwise.plugins.streamsgroup.TopologyView;
 import dev.rackwise.plugins.transport.Settings;
 import dev.rackwise.tasks.TaskCore;
@@ -63,6 +64,7 @@ public class RackwiseStreamsGroupAssignor implements TaskAssignor, Configurable 
     // learnt only in the background); bounded, only for choosing INFO over DEBUG
     private final Map<String, RackSource> lastLogged = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile PluginConfig config;
+    private volatile boolean wired;
 
     public RackwiseStreamsGroupAssignor() {
         this(c -> c == null ? null : StreamsLookups.readyOrStart(c), TaskCore::assign, new StickyTaskAssignor());
@@ -135,8 +137,13 @@ public class RackwiseStreamsGroupAssignor implements TaskAssignor, Configurable 
         String groupId = null;
         try {
             StreamsLookups side = lookups.apply(config);
-            if (side != null && side.held() != null) {
+            if (side != null && side.held() != null && !wired) {
+                wired = true; // the metrics read the background clients' counters from now on
                 metrics.adviceAge(side.held()::ageMs);
+                if (side.publisher() != null) {
+                    metrics.plans(side.publisher()::published, () -> side.publisher().dropped() + side.unpublished(),
+                        side.publisher()::failed);
+                }
             }
             Optional<String> group = side == null ? Optional.empty() : side.groupOf(groupSpec.memberIds());
             groupId = group.orElse(null);
@@ -149,6 +156,10 @@ public class RackwiseStreamsGroupAssignor implements TaskAssignor, Configurable 
             TaskPlan plan = core.apply(problem.problem());
             GroupAssignment out = MemberSpread.assignment(groupSpec, problem, plan);
             long nanos = System.nanoTime() - start;
+            if (side != null) {
+                side.report(StreamsPlanReport.of(groupId, groupSpec, problem, out, view.source(), advice.measured(),
+                    TimeUnit.NANOSECONDS.toMicros(nanos)));
+            }
             metrics.recordAssign(nanos);
             racks.record(view.source(), plan.rackAware());
             String firstProcess = problem.membersByProcess().isEmpty() ? "-"

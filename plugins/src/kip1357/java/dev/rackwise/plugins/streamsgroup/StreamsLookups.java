@@ -16,11 +16,16 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.rackwise.plugins.PluginConfig;
 import dev.rackwise.plugins.advice.AdviceReader;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.HeldAdvice;
+import dev.rackwise.plugins.publish.PlanGenerations;
+import dev.rackwise.plugins.publish.PlanPublisher;
+import dev.rackwise.plugins.publish.TopicProbe;
 import dev.rackwise.plugins.transport.Settings;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
@@ -59,28 +64,96 @@ public final class StreamsLookups {
         static final Learnt EMPTY = new Learnt(Map.of(), Map.of(), Map.of());
     }
 
+    static final long RESOLVE_FOR_MS = 30_000;
+    static final int MAX_PENDING_REPORTS = 1_000;
+
     private final Admin admin;
     private final AdviceView advice;
     private final HeldAdvice held;
+    private final PlanPublisher publisher;
+    private final PlanGenerations generations = new PlanGenerations();
+    private final AtomicInteger pendingReports = new AtomicInteger();
+    private final AtomicLong unpublished = new AtomicLong();
+    private final ScheduledExecutorService reporter;
     private final ScheduledExecutorService worker;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile Learnt learnt = Learnt.EMPTY;
     private volatile long lastRefreshMs;
 
-    StreamsLookups(Admin admin, AdviceView advice, HeldAdvice held) {
+    StreamsLookups(Admin admin, AdviceView advice, HeldAdvice held, PlanPublisher publisher) {
         this.admin = admin;
         this.advice = advice;
         this.held = held;
+        this.publisher = publisher;
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rackwise-streams-lookups");
             t.setDaemon(true);
             return t;
         });
+        this.reporter = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "rackwise-streams-plan-reports");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Hands a computed assignment to the plan publisher (rackwise.plans); never blocks. The
+     * conversion runs on a background thread; a group whose id is not learnt yet is asked again
+     * every second for up to {@link #RESOLVE_FOR_MS}. At most {@link #MAX_PENDING_REPORTS} wait;
+     * beyond, and for groups whose topics are unknown, the plan is counted as unpublished.
+     */
+    public void report(StreamsPlanReport report) {
+        if (publisher == null || report.source() == RackSource.NONE
+                || pendingReports.incrementAndGet() > MAX_PENDING_REPORTS) {
+            if (publisher != null && report.source() != RackSource.NONE) {
+                pendingReports.decrementAndGet();
+            }
+            unpublished.incrementAndGet();
+            return;
+        }
+        try {
+            reporter.execute(() -> publishOrRetry(report));
+        } catch (RuntimeException e) {
+            pendingReports.decrementAndGet();
+            unpublished.incrementAndGet();
+        }
+    }
+
+    private void publishOrRetry(StreamsPlanReport report) {
+        try {
+            String group = report.groupId() != null ? report.groupId()
+                : groupOf(report.memberProcess().keySet()).orElse(null);
+            if (group != null) {
+                publisher.offer(report.toPlan(group, advice, generations));
+            } else if (System.currentTimeMillis() - report.createdAtMs() < RESOLVE_FOR_MS) {
+                reporter.schedule(() -> publishOrRetry(report), 1, TimeUnit.SECONDS);
+                return; // still pending
+            } else {
+                unpublished.incrementAndGet();
+                log.info("rackwise streams assignor: a computed plan is not published: its group could not be "
+                    + "named within {} s", RESOLVE_FOR_MS / 1000);
+            }
+        } catch (RuntimeException e) {
+            unpublished.incrementAndGet();
+            log.warn("rackwise streams assignor: a computed plan could not be reported: {}", e.toString());
+        }
+        pendingReports.decrementAndGet();
+    }
+
+    /** The publisher, for the metrics (null in tests). */
+    public PlanPublisher publisher() {
+        return publisher;
+    }
+
+    /** Plans not published: topics unknown, group never named, too many waiting. */
+    public long unpublished() {
+        return unpublished.get();
     }
 
     /** For tests: a fixed snapshot, no clients. */
     static StreamsLookups fixed(Learnt learnt, AdviceView advice) {
-        StreamsLookups s = new StreamsLookups(null, advice, null);
+        StreamsLookups s = new StreamsLookups(null, advice, null, null);
         s.learnt = learnt;
         return s;
     }
@@ -112,10 +185,13 @@ public final class StreamsLookups {
         AdviceReader reader = new AdviceReader(config.advice(), AdviceReader.kafkaConsumers(clients));
         reader.start();
         HeldAdvice held = new HeldAdvice(reader, System::currentTimeMillis);
-        StreamsLookups s = new StreamsLookups(admin, held, held);
+        PlanPublisher publisher = new PlanPublisher(settings.plansTopic(), PlanPublisher.DEFAULT_CAPACITY,
+            PlanPublisher.kafkaProducers(clients), settings.backoffMs(), TopicProbe.kafka(clients));
+        publisher.start();
+        StreamsLookups s = new StreamsLookups(admin, held, held, publisher);
         s.refreshSoon();
         log.info("rackwise streams assignor: background clients started (streams groups' topics and racks, "
-            + "advice from {})", config.advice().topic());
+            + "advice from {}, plans to {})", config.advice().topic(), settings.plansTopic());
         return s;
     }
 

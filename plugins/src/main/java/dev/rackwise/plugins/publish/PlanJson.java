@@ -46,7 +46,7 @@ public final class PlanJson {
         int rackUnknown = 0;
         Out out = new Out();
         out.raw("{\"schema_version\":1,\"group_id\":").string(plan.groupId())
-            .raw(",\"kind\":\"consumer\",\"generation\":").raw(Long.toString(plan.generation()))
+            .raw(",\"kind\":").string(plan.kind()).raw(",\"generation\":").raw(Long.toString(plan.generation()))
             .raw(",\"reason\":").string(plan.reason())
             .raw(",\"assignor\":").string(plan.assignor())
             .raw(",\"config\":").value(plan.config())
@@ -80,7 +80,15 @@ public final class PlanJson {
                     cost += p.weight();
                 }
             }
-            out.raw("],\"process_id\":null,\"active_tasks\":[],\"standby_tasks\":[],\"warmup_tasks\":[]}");
+            PublishedPlan.Streams st = m.streams();
+            if (st == null) {
+                out.raw("],\"process_id\":null,\"active_tasks\":[],\"standby_tasks\":[],\"warmup_tasks\":[]}");
+            } else {
+                out.raw("],\"process_id\":").string(st.processId())
+                    .raw(",\"active_tasks\":").value(st.activeTasks())
+                    .raw(",\"standby_tasks\":").value(st.standbyTasks())
+                    .raw(",\"warmup_tasks\":").value(st.warmupTasks()).raw("}");
+            }
             maxLoad = Math.max(maxLoad, m.partitions().size());
             minLoad = Math.min(minLoad, m.partitions().size());
         }

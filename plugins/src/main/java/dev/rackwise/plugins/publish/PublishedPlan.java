@@ -55,13 +55,36 @@ public record PublishedPlan(String groupId, long generation, String reason, Stri
         }
     }
 
-    /** One member: its id, its rack (null: none), its partitions in the order given. */
-    public record Member(String memberId, String rack, List<Partition> partitions) {
+    /** {@code streams} when some member carries Streams tasks, else {@code consumer}. */
+    public String kind() {
+        return members.stream().anyMatch(m -> m.streams() != null) ? "streams" : "consumer";
+    }
+
+    /**
+     * One member: its id, its rack (null: none), its partitions in the order given (for a Streams
+     * member: its active tasks' source partitions), and for a Streams member its process and tasks.
+     */
+    public record Member(String memberId, String rack, List<Partition> partitions, Streams streams) {
         public Member {
             if (memberId == null) {
                 throw new IllegalArgumentException("member id is required");
             }
             partitions = List.copyOf(partitions);
+        }
+
+        /** A consumer-group member. */
+        public Member(String memberId, String rack, List<Partition> partitions) {
+            this(memberId, rack, partitions, null);
+        }
+    }
+
+    /** A Streams member's process id and task ids ({@code "<subtopology>_<partition>"}). */
+    public record Streams(String processId, List<String> activeTasks, List<String> standbyTasks,
+                          List<String> warmupTasks) {
+        public Streams {
+            activeTasks = List.copyOf(activeTasks);
+            standbyTasks = List.copyOf(standbyTasks);
+            warmupTasks = List.copyOf(warmupTasks);
         }
     }
 
