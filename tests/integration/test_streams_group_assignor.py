@@ -17,7 +17,9 @@ c. the wire agrees: bytes each process fetched from brokers of another rack matc
    cross-rack tasks;
 d. a replica moved to another rack is followed at the next epoch;
 e. a neighbour group on the same ``__consumer_offsets`` partition keeps its offset commits under
-   100 ms (max) while the streams group churns (a process leaves and another joins).
+   100 ms (max) while the streams group churns (a process leaves and another joins);
+f. the brokers' plug-in publishes what it computed to ``rackwise.plans`` (kind streams, reason
+   assigned), and the newest plan is what the processes run.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ TASKS = {f"0_{p}" for p in range(PARTITIONS)}
 RECORDS_PER_PARTITION = 400
 VALUE = b"x" * 1000
 OFFSETS_PARTITIONS = 3  # the testbed's offsets.topic.num.partitions
+PLANS_TOPIC = "rackwise.plans"  # the plug-in's default rackwise.plans.topic
 
 
 @dataclass
@@ -154,6 +157,9 @@ def app(bootstrap: str, admin: Any) -> Iterator[App]:
     topics = {"input": f"{name}-in", "output": f"{name}-out"}
     create_topic(admin, topics["input"], PLACEMENT)
     create_topic(admin, topics["output"], partitions=3)
+    if PLANS_TOPIC not in admin.list_topics(timeout=15).topics:  # no agent made it: the test does
+        with contextlib.suppress(Exception):  # another test may create it at the same moment
+            create_topic(admin, PLANS_TOPIC, partitions=3)
     state = App(bootstrap, f"{name}-app", topics, rack_of_brokers(admin), [list(p) for p in PLACEMENT])
     set_group_config(admin, state.app_id, {"streams.assignor.name": "rackwise",
                                            "streams.num.standby.replicas": "1"})
@@ -366,3 +372,26 @@ def test_e_a_neighbour_on_the_same_shard_keeps_commits_fast_while_the_group_chur
         pytest.xfail(f"this machine stalls commits of a quiet shard too (max {max(baseline):.0f} ms): "
                      "the 100 ms bound cannot be judged here")
     assert max(latencies) < 100, sorted(latencies)[-5:]
+
+
+def test_f_the_plugin_publishes_its_plans(app: App) -> None:
+    from agent.dev.tail import PlanReader
+
+    reports = wait_for(lambda: settled(app), 60, "a stable assignment")
+    running_now = {r["process_id"]: sorted(r["active"]) for r in reports.values()}
+    reader = PlanReader(app.bootstrap, PLANS_TOPIC, app.app_id)
+    try:
+        def current(plan: Any) -> bool:
+            got: dict[str, list[str]] = {}
+            for m in plan.members:
+                got.setdefault(m.process_id, []).extend(m.active_tasks)
+            return plan.kind == "streams" and {k: sorted(v) for k, v in got.items()} == running_now
+
+        plan = reader.wait_plan(current, 60)
+    finally:
+        reader.close()
+    assert plan.reason == "assigned" and plan.assignor == "rackwise"
+    assert plan.config["racks_from"] == "coordinator"
+    assert plan.summary.cross_rack_partitions == cross_rack(app, reports)
+    print(f"(f) plan generation {plan.generation} on {PLANS_TOPIC}: {plan.summary.partitions} source "
+          f"partitions, {plan.summary.cross_rack_partitions} cross-rack, as the processes run")
