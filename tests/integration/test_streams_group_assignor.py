@@ -132,10 +132,18 @@ def set_group_config(admin: Any, group: str, entries: dict[str, str]) -> None:
         fut.result(30)
 
 
+LOG_MARKS: dict[Path, int] = {}  # each broker log's size when the module's app started
+
+
 def broker_log_lines(needle: str) -> list[str]:
+    """Lines of the testbed brokers' logs containing ``needle``, written since the app started
+    (the logs outlive a testbed restart)."""
     out = []
     for log in Path(".testbed/logs").glob("n*/server.log"):
-        out += [line for line in log.read_text(errors="replace").splitlines() if needle in line]
+        with log.open("rb") as f:
+            f.seek(LOG_MARKS.get(log, 0))
+            text = f.read().decode(errors="replace")
+        out += [line for line in text.splitlines() if needle in line]
     return out
 
 
@@ -154,6 +162,8 @@ def offsets_partition(group: str) -> int:
 @pytest.fixture(scope="module")
 def app(bootstrap: str, admin: Any) -> Iterator[App]:
     name = f"t-kip1357-{uuid.uuid4().hex[:6]}"
+    for log in Path(".testbed/logs").glob("n*/server.log"):
+        LOG_MARKS[log] = log.stat().st_size
     topics = {"input": f"{name}-in", "output": f"{name}-out"}
     create_topic(admin, topics["input"], PLACEMENT)
     create_topic(admin, topics["output"], partitions=3)
