@@ -70,7 +70,7 @@ $(CACHE)/jmx-exporter/.complete: $(JMX_EXPORTER_POM)
 # Rebuilt when a source or the pom changes; its unit tests run in `make java` (so in `make test`).
 PLUGIN_JAR := plugins/target/rackwise-plugins.jar
 plugins: $(PLUGIN_JAR)
-$(PLUGIN_JAR): plugins/pom.xml $(shell find plugins/src/main -type f 2>/dev/null)
+$(PLUGIN_JAR): plugins/pom.xml $(shell find plugins/src/main plugins/src/kip1357 -type f 2>/dev/null)
 	$(MVN) -f plugins/pom.xml package
 	@touch $@
 # The jar is compiled against the oldest Kafka it supports (plugins/pom.xml); its unit tests run

@@ -90,24 +90,30 @@ def _pid_alive(pid: int) -> bool:
 
 
 GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
+STREAMS_GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseStreamsGroupAssignor"
+# KIP-1357 (custom streams-group task assignors, group.streams.assignors) exists from 4.4.0.
+STREAMS_GROUP_ASSIGNORS_SINCE = (4, 4)
 
 
 UNIFORM_DROP_IN = "dev.rackwise.plugins.RackwiseUniformAssignor"
 CONSUMER_ASSIGNORS_ENV = "RACKWISE_TESTBED_CONSUMER_ASSIGNORS"
 STREAMS_ASSIGNORS_ENV = "RACKWISE_TESTBED_STREAMS_ASSIGNORS"
-# group.streams.assignors (KIP-1357 custom streams task assignors) exists from Kafka 4.4.
-STREAMS_ASSIGNORS_SINCE = (4, 4)
 
 
-def broker_plugin_settings() -> dict[str, str]:
+def broker_plugin_settings(version: str | None = None) -> dict[str, str]:
     """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3).
     Kafka's own ``uniform`` stays first, so it stays the default for groups that name no
     assignor; a group opts in with group.remote.assignor=rackwise (or the brokers list the
-    drop-in RackwiseUniformAssignor instead: RACKWISE_TESTBED_CONSUMER_ASSIGNORS)."""
-    return {
+    drop-in RackwiseUniformAssignor instead: RACKWISE_TESTBED_CONSUMER_ASSIGNORS). On 4.4+ the
+    streams-group assignor is listed after Kafka's ``sticky`` (plugins/README.md §10); a streams
+    group opts in with the group config streams.assignor.name=rackwise."""
+    settings = {
         "group.consumer.assignors": f"uniform,range,{GROUP_ASSIGNOR}",
         "group.consumer.assignor.offload.enable": "true",
     }
+    if version is not None and kafkaversion.version_tuple(version)[:2] >= STREAMS_GROUP_ASSIGNORS_SINCE:
+        settings["group.streams.assignors"] = f"sticky,{STREAMS_GROUP_ASSIGNOR}"
+    return settings
 
 
 JMX_EXPORTER_CONFIG = paths.PACKAGE_ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
@@ -290,7 +296,7 @@ class Testbed:
             "transaction.remove.expired.transaction.cleanup.interval.ms": "10000",
         }
         if self.plugins:
-            props.update(broker_plugin_settings())
+            props.update(broker_plugin_settings(version=self.version))
         props.update(self.assignor_settings())
         lines = [f"{k}={v}" for k, v in self.broker_properties(node, props).items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
@@ -306,7 +312,7 @@ class Testbed:
         if consumer:
             out["group.consumer.assignors"] = consumer
         if streams:
-            if kafkaversion.version_tuple(self.version)[:2] < STREAMS_ASSIGNORS_SINCE:
+            if kafkaversion.version_tuple(self.version)[:2] < STREAMS_GROUP_ASSIGNORS_SINCE:
                 raise TestbedError(f"{STREAMS_ASSIGNORS_ENV} is set, but Kafka {self.version} has no "
                                    "group.streams.assignors (it exists from 4.4): unset it, or run 4.4+")
             out["group.streams.assignors"] = streams

@@ -41,6 +41,10 @@ from agent.doctor.model import (
     REPLICA_SELECTOR_MISSING,
     SELECTOR_CONFIG,
     SEVERITIES,
+    STREAMS_ASSIGNOR_CLASS,
+    STREAMS_ASSIGNOR_NAME_CONFIG,
+    STREAMS_ASSIGNOR_UNSERVED,
+    STREAMS_ASSIGNORS_CONFIG,
     UNIFORM_DROP_IN_CLASS,
     UNIFORM_DROP_IN_PARTIAL,
     WARNING,
@@ -220,6 +224,33 @@ def check_uniform_drop_in(snap: Snapshot) -> list[Finding]:
         {"serving": sorted(b.broker_id for b in serving),
          "missing": sorted(b.broker_id for b in others)},
     )]
+def check_streams_assignor_unserved(snap: Snapshot) -> list[Finding]:
+    """Streams groups whose streams.assignor.name some 4.4+ broker does not serve: while the
+    group's coordinator is there, Kafka runs that broker's default (the first listed) instead,
+    with only a broker WARN (KIP-1357, 4.4.0)."""
+    out = []
+    for group_id, name in sorted(snap.streams_assignors.items()):
+        judged = [b for b in _readable(snap) if b.streams_assignor_names is not None]
+        missing = [b for b in judged if name not in (b.streams_assignor_names or frozenset())]
+        if not missing:
+            continue
+        default = ",".join(missing[0].streams_assignors or ()) or "(none)"
+        fix = (f"list {STREAMS_ASSIGNOR_CLASS} in {STREAMS_ASSIGNORS_CONFIG} on "
+               f"{_brokers(b.broker_id for b in missing)} (e.g. sticky,{STREAMS_ASSIGNOR_CLASS}) "
+               f"{_apply(STREAMS_ASSIGNORS_CONFIG, missing)}, with the rackwise-plugins jar on the classpath"
+               if name == "rackwise" else
+               f"list the assignor named {name} in {STREAMS_ASSIGNORS_CONFIG} on "
+               f"{_brokers(b.broker_id for b in missing)}")
+        out.append(Finding(
+            STREAMS_ASSIGNOR_UNSERVED, ERROR, f"group {group_id}",
+            f"streams group {group_id} sets {STREAMS_ASSIGNOR_NAME_CONFIG}={name} but "
+            f"{_brokers(b.broker_id for b in missing)} {_verb(missing, 'does', 'do')} not serve it "
+            f"({STREAMS_ASSIGNORS_CONFIG}={default}): while its coordinator is there the group runs "
+            "that broker's first listed assignor instead, and only the broker logs a warning",
+            f"{fix}; or set {STREAMS_ASSIGNOR_NAME_CONFIG} to an assignor every broker serves",
+            {"group": group_id, "assignor": name, "missing": sorted(b.broker_id for b in missing)},
+        ))
+    return out
 
 
 # ---- members -----------------------------------------------------------------------------
@@ -490,6 +521,7 @@ CHECKS: tuple[Callable[[Snapshot], list[Finding]], ...] = (
     check_client_rack_unknown,
     check_agent,
     check_follower_fetching,
+    check_streams_assignor_unserved,
 )
 
 

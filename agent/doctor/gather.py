@@ -27,6 +27,8 @@ from agent.doctor.model import (
     ASSIGNORS_CONFIG,
     BROKER_RACK,
     SELECTOR_CONFIG,
+    STREAMS_ASSIGNOR_NAME_CONFIG,
+    STREAMS_ASSIGNORS_CONFIG,
     AgentState,
     BrokerState,
     GroupReads,
@@ -80,6 +82,7 @@ def read_brokers(admin: Any, timeout: float) -> list[BrokerState]:
             continue
         selector = entries.get(SELECTOR_CONFIG)
         assignors = entries.get(ASSIGNORS_CONFIG)
+        streams = entries.get(STREAMS_ASSIGNORS_CONFIG)
         read_only = frozenset(
             name for name in (BROKER_RACK, SELECTOR_CONFIG, ASSIGNORS_CONFIG)
             if (e := entries.get(name)) is None or e.is_read_only)
@@ -89,7 +92,33 @@ def read_brokers(admin: Any, timeout: float) -> list[BrokerState]:
             assignors=tuple(a.strip() for a in (assignors.value or "").split(",") if a.strip())
             if assignors is not None else (),
             read_only=read_only,
+            streams_assignors=tuple(a.strip() for a in (streams.value or "").split(",") if a.strip())
+            if streams is not None else None,
         ))
+    return out
+
+
+def read_streams_assignors(admin: Any, group_ids: list[str], timeout: float) -> dict[str, str]:
+    """group id -> the streams.assignor.name group config, where a group sets it.
+
+    What the coordinator actually uses (StreamsGroupDescription.assignorName(), Admin 4.4) is not
+    read: confluent-kafka has no streams-group describe (2.16.1)."""
+    from confluent_kafka.admin import ConfigResource, ResourceType
+
+    out: dict[str, str] = {}
+    resources = [ConfigResource(ResourceType.GROUP, g) for g in group_ids]
+    if not resources:
+        return out
+    # one resource per call, as for brokers; the calls run concurrently
+    futures = [(r, admin.describe_configs([r], request_timeout=timeout)[r]) for r in resources]
+    for resource, future in futures:
+        try:
+            entries = future.result(timeout + 1)
+        except Exception:  # noqa: BLE001 - a group of a release without group configs
+            continue
+        entry = entries.get(STREAMS_ASSIGNOR_NAME_CONFIG)
+        if entry is not None and entry.value and not entry.is_default:
+            out[resource.name] = entry.value
     return out
 
 
@@ -255,6 +284,20 @@ def gather(settings: AgentSettings, pattern: str = "*", timeout: float = 10.0,
         notes.append(f"cannot list topics: {_first_line(exc)}")
         existing = set()
     agent = read_agent(admin, settings, by_id, existing, timeout)
+    streams_assignors: dict[str, str] = {}
+    if any(b.streams_assignors is not None for b in brokers):
+        try:
+            listed = admin.list_consumer_groups(request_timeout=timeout).result(timeout + 1)
+            ids = sorted(g.group_id for g in listed.valid
+                         if g.group_id != settings.input.group_id
+                         and fnmatch.fnmatchcase(g.group_id, pattern))
+            streams_assignors = read_streams_assignors(admin, ids, timeout)
+        except Exception as exc:  # noqa: BLE001
+            notes.append(f"cannot read streams groups' assignor configs: {_first_line(exc)}")
+        notes.append("streams groups: the assignor each one runs (StreamsGroupDescription.assignorName) "
+                     "is not read (confluent-kafka has no streams-group describe); checked from "
+                     f"the {STREAMS_ASSIGNOR_NAME_CONFIG} group config and the brokers' "
+                     f"{STREAMS_ASSIGNORS_CONFIG}")
     reads: list[GroupReads] = []
     measured_s = 0.0
     wants_reads = (any(not b.rack_aware for b in brokers if b.config_error is None)
@@ -274,6 +317,7 @@ def gather(settings: AgentSettings, pattern: str = "*", timeout: float = 10.0,
         now_ms=int(time.time() * 1000) if now_ms is None else now_ms,
         window_s=measured_s,
         notes=tuple(notes),
+        streams_assignors=streams_assignors,
     )
 
 

@@ -33,6 +33,12 @@ GROUP_ASSIGNOR_NAME = "rackwise"
 # its drop-in for Kafka's uniform (plugins/README.md § 3a): the same assignor under the name
 # ``uniform``, serving every KIP-848 group that names no assignor or names uniform
 UNIFORM_DROP_IN_CLASS = "dev.rackwise.plugins.RackwiseUniformAssignor"
+# streams groups (KIP-1071) on 4.4+ brokers (KIP-1357; docs/streams-groups.md)
+STREAMS_ASSIGNORS_CONFIG = "group.streams.assignors"
+STREAMS_ASSIGNOR_NAME_CONFIG = "streams.assignor.name"
+STREAMS_ASSIGNOR_CLASS = "dev.rackwise.plugins.RackwiseStreamsGroupAssignor"
+# what a group names (streams.assignor.name) for each entry a broker lists that doctor can name
+STREAMS_ASSIGNOR_NAMES = {"sticky": "sticky", STREAMS_ASSIGNOR_CLASS: "rackwise"}
 
 # finding ids (*contract*: tools match on them; add, never rename)
 BROKER_RACK_MISSING = "broker-rack-missing"
@@ -50,12 +56,14 @@ AGENT_NOT_RUNNING = "agent-not-running"
 ADVICE_STALE = "advice-stale"
 ADVICE_EMPTY = "advice-empty"
 FOLLOWER_FETCHING_OFF = "follower-fetching-off"
+STREAMS_ASSIGNOR_UNSERVED = "streams-assignor-unserved"
 
 FINDING_IDS = (
     BROKER_RACK_MISSING, BROKER_CONFIG_UNREADABLE, REPLICA_SELECTOR_MISSING,
     REPLICA_SELECTOR_MISMATCH, RACKWISE_ASSIGNOR_PARTIAL, RACKWISE_GROUP_UNSERVED,
     CLIENT_RACK_MISSING, CLIENT_RACK_UNKNOWN, GROUP_UNREADABLE, AGENT_TOPICS_MISSING,
-    AGENT_NOT_RUNNING, ADVICE_STALE, ADVICE_EMPTY, FOLLOWER_FETCHING_OFF,
+    AGENT_NOT_RUNNING, ADVICE_STALE, ADVICE_EMPTY, FOLLOWER_FETCHING_OFF, STREAMS_ASSIGNOR_UNSERVED,
+    UNIFORM_DROP_IN_PARTIAL,
 )
 
 
@@ -91,6 +99,17 @@ class BrokerState:
     assignors: tuple[str, ...] | None = ()
     read_only: frozenset[str] = frozenset({BROKER_RACK, SELECTOR_CONFIG, ASSIGNORS_CONFIG})
     config_error: str | None = None
+    # group.streams.assignors as listed; None: not read, or a release without it (before 4.4)
+    streams_assignors: tuple[str, ...] | None = None
+
+    @property
+    def streams_assignor_names(self) -> frozenset[str] | None:
+        """The streams.assignor.name values this broker serves; None when it cannot be told
+        (not read, a release before 4.4, or a class doctor cannot name)."""
+        if self.streams_assignors is None:
+            return None
+        names = [STREAMS_ASSIGNOR_NAMES.get(a) for a in self.streams_assignors]
+        return None if any(n is None for n in names) else frozenset(n for n in names if n)
 
     @property
     def rack_aware(self) -> bool:
@@ -174,6 +193,8 @@ class Snapshot:
     now_ms: int = 0
     window_s: float = 0.0  # the traffic sample behind ``reads``' bytes (0: not measured)
     notes: tuple[str, ...] = ()  # what could not be read, one line each
+    # group id -> its streams.assignor.name group config (set explicitly), for streams groups
+    streams_assignors: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def broker_racks(self) -> tuple[str, ...]:

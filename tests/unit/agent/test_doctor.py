@@ -354,3 +354,24 @@ def test_the_uniform_drop_in_on_some_brokers_only() -> None:
     assert "broker 3 does not" in found[0].problem
     unread = (broker(1, assignors=drop_in), broker(2, assignors=None), broker(3, assignors=drop_in))
     assert "uniform-drop-in-partial" not in [f.id for f in run_checks(snap(brokers=unread))]
+
+
+def test_a_streams_group_naming_an_assignor_some_broker_does_not_serve() -> None:
+    from dataclasses import replace
+
+    from agent.doctor.model import STREAMS_ASSIGNOR_CLASS
+
+    served = ("sticky", STREAMS_ASSIGNOR_CLASS)
+    brokers = (replace(broker(1), streams_assignors=served), replace(broker(2), streams_assignors=served),
+               replace(broker(3), streams_assignors=("sticky",)))
+    s = replace(snap(brokers=brokers), streams_assignors={"app": "rackwise", "other": "sticky"})
+    found = run_checks(s)
+    assert ids(found) == [("streams-assignor-unserved", "group app")]
+    assert "broker 3 does not serve it" in found[0].problem
+    assert found[0].details == {"group": "app", "assignor": "rackwise", "missing": [3]}
+    everywhere = tuple(replace(broker(b), streams_assignors=served) for b in (1, 2, 3))
+    assert run_checks(replace(snap(brokers=everywhere), streams_assignors={"app": "rackwise"})) == []
+    # a broker before 4.4 (no group.streams.assignors) or listing a class doctor cannot name: not judged
+    unknown = (replace(broker(1), streams_assignors=None),
+               replace(broker(2), streams_assignors=("sticky", "com.example.Other")))
+    assert run_checks(replace(snap(brokers=unknown), streams_assignors={"app": "rackwise"})) == []

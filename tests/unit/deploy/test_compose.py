@@ -107,13 +107,17 @@ def test_brokers_load_the_plugin_and_run_the_jmx_exporter_as_the_testbed_does() 
     from agent.dev.testbed import broker_plugin_settings
 
     services = _config()["services"]
+    image = services["kafka-1"]["image"]
+    version = image.rsplit(":", 1)[1]
     for name in ("kafka-1", "kafka-2", "kafka-3"):
         env, binds = services[name]["environment"], _binds(services[name])
         # the image's rule: a property's '.' -> '_', '_' -> '__', '-' -> '___', prefix KAFKA_
-        for key, value in broker_plugin_settings().items():
+        assert services[name]["image"] == image
+        for key, value in broker_plugin_settings(version=version).items():
             var = "KAFKA_" + key.replace("_", "__").replace(".", "_").replace("-", "___").upper()
             assert str(env.get(var)) == value, (name, var)
         assert env["KAFKA_GROUP_CONSUMER_ASSIGNORS"].startswith("uniform,range,")
+        assert env["KAFKA_GROUP_STREAMS_ASSIGNORS"].startswith("sticky,")  # the images are 4.4+
         assert binds[env["CLASSPATH"]].endswith("plugins/target/rackwise-plugins.jar")
         agent = env["KAFKA_OPTS"].removeprefix("-javaagent:")
         jar, rest = agent.split("=", 1)

@@ -80,6 +80,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     @Override
     public void configure(Map<String, ?> configs) {
         BrokerApi.requireRackAwareApi();
+        BrokerApi.requireStreamsAssignorApiIfListed(configs);
         Optional<BrokerListener> listener = BrokerListener.of(configs);
         Map<String, Object> inherited = new HashMap<>();
         if (configs.get(Settings.BOOTSTRAP) == null) {

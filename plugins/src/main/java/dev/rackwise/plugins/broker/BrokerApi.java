@@ -20,6 +20,9 @@ import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
  */
 public final class BrokerApi {
     private static final boolean RACK_AWARE = probe();
+    /** KIP-1357's public streams task assignor API (group-coordinator-api 4.4.0+). */
+    static final String STREAMS_ASSIGNOR_API = "org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignor";
+    static final String STREAMS_GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseStreamsGroupAssignor";
 
     private BrokerApi() {
     }
@@ -58,6 +61,37 @@ public final class BrokerApi {
         } catch (IOException | IllegalArgumentException e) {
             return "unknown";
         }
+    }
+
+    /** True from Kafka 4.4.0: brokers load custom streams-group task assignors (KIP-1357). */
+    public static boolean streamsAssignors() {
+        try {
+            Class.forName(STREAMS_ASSIGNOR_API, false, GroupSpec.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
+     * Refuses a broker config that lists the streams-group assignor in {@code group.streams.assignors}
+     * on a release without KIP-1357: Kafka 4.1-4.3 do not know that setting, would ignore it with
+     * a one-line "unknown config" warning and serve every streams group with the built-in, rack-blind
+     * sticky: silent half-service. Called from the consumer-group plug-in's configure(), the one
+     * rackwise class such a broker does load.
+     */
+    public static void requireStreamsAssignorApiIfListed(java.util.Map<String, ?> configs) {
+        checkStreamsListed(configs.get("group.streams.assignors"), streamsAssignors(), kafkaVersion());
+    }
+
+    static void checkStreamsListed(Object listed, boolean supported, String version) {
+        if (supported || listed == null || !String.valueOf(listed).contains(STREAMS_GROUP_ASSIGNOR)) {
+            return;
+        }
+        throw new ConfigException("rackwise: group.streams.assignors lists " + STREAMS_GROUP_ASSIGNOR + ", but this "
+            + "broker runs Kafka " + version + ", which loads no custom streams-group assignors (KIP-1357 arrives in "
+            + "Kafka 4.4.0): it would ignore the setting and serve every streams group with its built-in sticky "
+            + "assignor, which reads no racks. Upgrade the brokers to 4.4 or newer, or take the setting out.");
     }
 
     static void check(boolean rackAware, String version) {

@@ -23,4 +23,23 @@ class BrokerApiTest {
         assertTrue(e.getMessage().contains("needs Kafka 4.1 or newer"), e.getMessage());
         assertDoesNotThrow(() -> BrokerApi.check(true, "4.1.2"));
     }
+
+    @Test
+    void theStreamsGroupAssignorListedOnABrokerWithoutKip1357IsRefused() {
+        String listed = "sticky," + BrokerApi.STREAMS_GROUP_ASSIGNOR;
+        ConfigException e = assertThrows(ConfigException.class,
+            () -> BrokerApi.checkStreamsListed(listed, false, "4.3.1"));
+        assertTrue(e.getMessage().contains("Kafka 4.3.1"), e.getMessage());
+        assertTrue(e.getMessage().contains("4.4.0"), e.getMessage());
+        assertDoesNotThrow(() -> BrokerApi.checkStreamsListed(listed, true, "4.4.0"));
+        assertDoesNotThrow(() -> BrokerApi.checkStreamsListed(null, false, "4.3.1"));
+        assertDoesNotThrow(() -> BrokerApi.checkStreamsListed("sticky", false, "4.3.1"));
+    }
+
+    @Test
+    void kip1357IsPresentExactlyFrom44() {
+        String[] v = BrokerApi.kafkaVersion().split("\\.");
+        boolean from44 = Integer.parseInt(v[0]) > 4 || Integer.parseInt(v[0]) == 4 && Integer.parseInt(v[1]) >= 4;
+        org.junit.jupiter.api.Assertions.assertEquals(from44, BrokerApi.streamsAssignors());
+    }
 }

@@ -235,7 +235,9 @@ public final class TaskApp {
                 + stats();
             if (always || !body.equals(last)) {
                 last = body;
-                System.out.println("{\"event\":\"tasks\",\"ts_ms\":" + System.currentTimeMillis() + "," + body + "}");
+                String wire = always ? ",\"fetched\":" + fetched() : "";
+                System.out.println("{\"event\":\"tasks\",\"ts_ms\":" + System.currentTimeMillis() + "," + body
+                    + wire + "}");
                 System.out.flush();
             }
         }
@@ -280,6 +282,31 @@ public final class TaskApp {
             List<String> out = new ArrayList<>();
             m.forEach((k, v) -> out.add("\"" + k + "\":" + v.longValue()));
             return "{" + String.join(",", out) + "}";
+        }
+
+        /**
+         * Bytes the main consumers (not the restore consumer) received per broker node id so far:
+         * {@code consumer-node-metrics incoming-byte-total}. Almost all of it is fetch responses, so
+         * it shows which brokers (racks) the active tasks read from. Only in reports asked for.
+         */
+        private String fetched() {
+            java.util.TreeMap<String, Double> byNode = new java.util.TreeMap<>();
+            try {
+                streams.metrics().forEach((name, metric) -> {
+                    String client = name.tags().getOrDefault("client-id", "");
+                    String node = name.tags().get("node-id");
+                    if ("consumer-node-metrics".equals(name.group()) && "incoming-byte-total".equals(name.name())
+                            && node != null && client.endsWith("-consumer") && !client.endsWith("-restore-consumer")
+                            && metric.metricValue() instanceof Double v) {
+                        byNode.merge(node.replace("node-", ""), v, Double::sum);
+                    }
+                });
+            } catch (RuntimeException e) {
+                return "null";
+            }
+            List<String> parts = new ArrayList<>();
+            byNode.forEach((node, v) -> parts.add("\"" + node + "\":" + Math.round(v)));
+            return "{" + String.join(",", parts) + "}";
         }
 
         private String processId() {
