@@ -182,7 +182,7 @@ class AssignmentPlan(_Strict):
     request_id: str | None = Field(
         default=None,
         description="the assignment request this plan answered (the KIP-924 task assignor's "
-        "round trip to the agent, removed in issue 26; kept so older plans still read); "
+        "round trip to the agent, since removed; kept so older plans still read); "
         "absent otherwise",
     )
 

@@ -190,7 +190,7 @@ class AgentSettings(BaseSettings):
     @classmethod
     def _retired_keys(cls, raw: Any) -> Any:
         """Settings of the removed Streams request service (``requests.*``, ``topics.requests``;
-        issue 26: the KIP-924 task assignor decides in-process) are ignored with a warning, so
+        the KIP-924 task assignor now decides in-process) are ignored with a warning, so
         an agent upgraded with its old config still starts."""
         if not isinstance(raw, dict):
             return raw

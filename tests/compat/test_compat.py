@@ -34,7 +34,7 @@ with the agent stopped and one process gone, the leader falls back to Kafka's
 StickyTaskAssignor and every task is still active exactly once.
 The ``refused`` cell starts a 4.0 testbed with the broker plug-in and expects it to stop with
 the plug-in's message.
-A ``uniform-drop-in`` cell (issue 28) starts a testbed of its release whose brokers list
+A ``uniform-drop-in`` cell starts a testbed of its release whose brokers list
 ``dev.rackwise.plugins.RackwiseUniformAssignor`` first, instead of Kafka's ``uniform``, and
 runs the consumer-group steps above with confluent-kafka members that name no assignor: the
 brokers accept the class under the built-in's name, the coordinator describes the group's

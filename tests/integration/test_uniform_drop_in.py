@@ -1,4 +1,4 @@
-"""The drop-in for Kafka's ``uniform`` (issue 28) on real brokers: groups that name no assignor
+"""The drop-in for Kafka's ``uniform`` on real brokers: groups that name no assignor
 are rack-optimal, with no client change.
 
 A private testbed (its own directory beside the session's and its own ports,

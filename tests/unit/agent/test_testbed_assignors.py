@@ -1,5 +1,5 @@
 """The testbed's brokers take their assignor lists from RACKWISE_TESTBED_CONSUMER_ASSIGNORS and
-RACKWISE_TESTBED_STREAMS_ASSIGNORS (issue 28: a user tries the drop-in for ``uniform`` locally).
+RACKWISE_TESTBED_STREAMS_ASSIGNORS (a user tries the drop-in for ``uniform`` locally).
 That brokers configured so really serve groups with it is
 tests/integration/test_uniform_drop_in.py."""
 
@@ -35,7 +35,11 @@ def _props(tmp_path: Path, version: str = "4.4.0", plugins: bool = True,
 def test_by_default_uniform_stays_kafkas_and_rackwise_is_opt_in(tmp_path: Path) -> None:
     props = _props(tmp_path)
     assert props["group.consumer.assignors"] == f"uniform,range,{testbed.GROUP_ASSIGNOR}"
-    assert "group.streams.assignors" not in props
+    # streams groups: Kafka's sticky stays the default, a group opts in with streams.assignor.name
+    assert props["group.streams.assignors"] == f"sticky,{testbed.STREAMS_GROUP_ASSIGNOR}"
+    older = _props(tmp_path / "older", "4.3.1")
+    assert "group.streams.assignors" not in older  # the config exists from 4.4
+    assert "group.streams.assignors" not in _props(tmp_path / "nojar", plugins=False)
 
 
 def test_the_consumer_list_comes_from_the_environment(tmp_path: Path,

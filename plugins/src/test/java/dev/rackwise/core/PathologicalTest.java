@@ -13,7 +13,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The coordinator thread's worst case (issue 28, docs/rack-optimal.md § 7): 10,000 members,
+ * The coordinator thread's worst case (docs/rack-optimal.md § 7): 10,000 members,
  * every one with a subscription of its own, every weight distinct. It must finish, balanced and
  * at the optimum; how long it takes is printed, not asserted (a shared machine).
  *
