@@ -15,11 +15,13 @@ of different releases sit side by side and never replace the default one in ``ta
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from agent.dev import kafkaversion
 
@@ -131,3 +133,28 @@ def run(project: str | Path, main_class: str, *args: str, stdin: str | bytes | N
         err = proc.stderr.decode(errors="replace")[-4000:]
         raise JavaBuildError(f"{main_class} exited {proc.returncode}:\n{err}")
     return proc
+
+
+PLUGIN_JAR = ROOT / "plugins" / "target" / "rackwise-plugins.jar"
+
+
+def run_json_lines(project: str, main_class: str, problems: list[dict[str, Any]], *,
+                   timeout: float = 600, heap: str = "-Xmx1g") -> list[dict[str, Any]]:
+    """Run a parity harness on the plug-in jar ``make plugins`` built: one JSON line per
+    problem in, one answer per problem out, in order, all in one JVM."""
+    if not PLUGIN_JAR.exists():
+        raise JavaBuildError(f"{PLUGIN_JAR} is missing: `make plugins` builds it")
+    java = _require("java")
+    cp = os.pathsep.join([classpath(project), str(PLUGIN_JAR)])
+    data = "".join(json.dumps(p, separators=(",", ":")) + "\n" for p in problems).encode()
+    proc = subprocess.run([java, heap, "-cp", cp, main_class], input=data, capture_output=True,
+                          timeout=timeout)
+    if proc.returncode != 0:
+        err = proc.stderr.decode(errors="replace")[-4000:]
+        raise JavaBuildError(f"{main_class} exited {proc.returncode}:\n{err}")
+    answers: list[dict[str, Any]] = [json.loads(line) for line in proc.stdout.decode().splitlines()
+                                     if line.strip()]
+    if len(answers) != len(problems):
+        raise JavaBuildError(f"{main_class} answered {len(answers)} of {len(problems)} problems:\n"
+                             f"{proc.stderr.decode(errors='replace')[-4000:]}")
+    return answers

@@ -47,7 +47,7 @@ public record Settings(String bootstrapServers, long backoffMs, String plansTopi
         if (bootstrap == null || bootstrap.isBlank()) {
             throw new ConfigException(BOOTSTRAP + " is required: the bootstrap servers of the cluster the rackwise agent reads");
         }
-        long backoff = positiveLong(configs, BACKOFF_MS, DEFAULT_BACKOFF_MS);
+        long backoff = ConfigNumbers.positive(configs, BACKOFF_MS, DEFAULT_BACKOFF_MS);
         Map<String, Object> client = new TreeMap<>(inherited);
         for (Map.Entry<String, ?> e : configs.entrySet()) {
             String key = e.getKey();
@@ -95,22 +95,5 @@ public record Settings(String bootstrapServers, long backoffMs, String plansTopi
             }
         }
         return inherited;
-    }
-
-    private static long positiveLong(Map<String, ?> configs, String key, long dflt) {
-        Object v = configs.get(key);
-        if (v == null) {
-            return dflt;
-        }
-        long n;
-        try {
-            n = v instanceof Number num ? num.longValue() : Long.parseLong(v.toString().trim());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key, v, "must be a whole number of milliseconds");
-        }
-        if (n <= 0) {
-            throw new ConfigException(key, v, "must be positive");
-        }
-        return n;
     }
 }
