@@ -123,12 +123,20 @@ final class LexFlow {
                 costs = combine(width, bits);
             }
         }
+        boolean unique = costs != null;
         for (int used = width; used >= 1 && costs == null; used--) {
             costs = combine(used, 0);
         }
         if (costs == null) {
             throw new TaskInputException("rack-aware costs too large to solve exactly (weights x "
                     + "traffic_cost x partitions reach 2^60): scale the weights down");
+        }
+        if (unique) {
+            // A unique optimum: any exact solver ends on it, so take the fast one.
+            flows = ShortestPathFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
+            if (flows != null) {
+                return;
+            }
         }
         MinCostFlow net = new MinCostFlow();
         for (int v = 0; v < nodes; v++) {
