@@ -79,6 +79,140 @@ final class ShortestPathFlow {
         long[] hk = new long[64];
         int[] hv = new int[64];
         int phase = 0;
+        // Start: pot = -(least cost to any demand), one Dijkstra backwards from the demands,
+        // so every node's cheapest way to a demand is tight (reduced cost 0); then send each
+        // supply greedily along tight forward arcs. Each such path has reduced cost 0, a
+        // shortest path, so this is successive shortest paths too, only cheaper.
+        {
+            int[] inFirst = new int[nodes + 1];
+            for (int a = 0; a < arcs; a++) {
+                inFirst[head[a] + 1]++;
+            }
+            for (int v = 0; v < nodes; v++) {
+                inFirst[v + 1] += inFirst[v];
+            }
+            int[] inFill = Arrays.copyOf(inFirst, nodes);
+            int[] inAdj = new int[arcs];
+            for (int a = 0; a < arcs; a++) {
+                inAdj[inFill[head[a]]++] = a;
+            }
+            phase++;
+            int size = 0;
+            for (int v = 0; v < nodes; v++) {
+                if (excess[v] < 0) {
+                    seen[v] = phase;
+                    dist[v] = 0;
+                    if (size == hk.length) {
+                        hk = Arrays.copyOf(hk, size * 2);
+                        hv = Arrays.copyOf(hv, size * 2);
+                    }
+                    siftUp(hk, hv, size++, 0, v);
+                }
+            }
+            while (size > 0) {
+                long d = hk[0];
+                int u = hv[0];
+                size--;
+                if (size > 0) {
+                    siftDown(hk, hv, size, hk[size], hv[size]);
+                }
+                if (done[u] == phase || d > dist[u]) {
+                    continue;
+                }
+                done[u] = phase;
+                for (int i = inFirst[u], e = inFirst[u + 1]; i < e; i++) {
+                    int a = inAdj[i];
+                    if (cap[a] == 0) {
+                        continue;
+                    }
+                    int v = tail[a];
+                    long nd = d + cost[a];
+                    if (done[v] != phase && (seen[v] != phase || nd < dist[v])) {
+                        seen[v] = phase;
+                        dist[v] = nd;
+                        if (size == hk.length) {
+                            hk = Arrays.copyOf(hk, size * 2);
+                            hv = Arrays.copyOf(hv, size * 2);
+                        }
+                        siftUp(hk, hv, size++, nd, v);
+                    }
+                }
+            }
+            for (int v = 0; v < nodes; v++) {
+                if (done[v] != phase || dist[v] >= BOUND / 4) {
+                    pot[v] = -(BOUND / 4);
+                } else {
+                    pot[v] = -dist[v];
+                }
+            }
+            // Greedy pushes along tight forward arcs; a node found with no such way to a demand
+            // stays without one (forward capacities and demands only shrink here).
+            boolean[] dead = new boolean[nodes];
+            int[] stack = new int[nodes + 1];
+            int[] next = new int[nodes];
+            for (int s = 0; s < nodes; s++) {
+                while (excess[s] > 0 && !dead[s]) {
+                    int depth = 0;
+                    int u = s;
+                    next[s] = first[s];
+                    int found = -1;
+                    while (true) {
+                        if (excess[u] < 0) {
+                            found = u;
+                            break;
+                        }
+                        boolean advanced = false;
+                        for (; next[u] < first[u + 1]; next[u]++) {
+                            int a = adj[next[u]];
+                            int v = to[a];
+                            if (rcap[a] > 0 && !dead[v] && rcost[a] + pot[u] - pot[v] == 0) {
+                                stack[depth++] = a;
+                                u = v;
+                                next[v] = first[v];
+                                advanced = true;
+                                break;
+                            }
+                        }
+                        if (!advanced) {
+                            dead[u] = true;
+                            if (depth == 0) {
+                                break;
+                            }
+                            depth--;
+                            u = to[stack[depth] ^ 1];
+                            next[u]++;
+                        }
+                    }
+                    if (found < 0) {
+                        break;
+                    }
+                    long push = Math.min(excess[s], -excess[found]);
+                    for (int i = 0; i < depth; i++) {
+                        push = Math.min(push, rcap[stack[i]]);
+                    }
+                    for (int i = 0; i < depth; i++) {
+                        int a = stack[i];
+                        int arc = a >>> 1;
+                        boolean had = rcap[a ^ 1] > 0;
+                        rcap[a] -= push;
+                        rcap[a ^ 1] += push;
+                        if (!had) {
+                            int h = head[arc];
+                            int[] l = back[h];
+                            if (l == null) {
+                                l = back[h] = new int[4];
+                            } else if (backCount[h] == l.length) {
+                                l = back[h] = Arrays.copyOf(l, l.length * 2);
+                            }
+                            backPos[arc] = backCount[h];
+                            l[backCount[h]++] = arc;
+                        }
+                    }
+                    excess[s] -= push;
+                    excess[found] += push;
+                }
+            }
+        }
         for (int s = 0; s < nodes; s++) {
             while (excess[s] > 0) {
                 phase++;
@@ -91,6 +225,7 @@ final class ShortestPathFlow {
                 size = 1;
                 int target = -1;
                 long reach = 0;
+                long bestDemand = Long.MAX_VALUE;
                 while (size > 0) {
                     long d = hk[0];
                     int u = hv[0];
@@ -121,6 +256,12 @@ final class ShortestPathFlow {
                             continue;
                         }
                         long nd = d + rcost[a] + pu - pot[v];
+                        if (nd >= bestDemand) {
+                            continue;
+                        }
+                        if (excess[v] < 0) {
+                            bestDemand = nd;
+                        }
                         if (seen[v] != phase || nd < dist[v]) {
                             seen[v] = phase;
                             dist[v] = nd;
