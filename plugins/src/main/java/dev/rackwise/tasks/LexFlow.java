@@ -77,18 +77,18 @@ final class LexFlow {
     private long[] combine(int used, int bits) {
         try {
             int width = used + (bits > 0 ? 1 : 0);
-            long[][] rows = new long[arcs][];
-            for (int a = 0; a < arcs; a++) {
-                rows[a] = Arrays.copyOf(levels[a], width);
-                if (bits > 0) {
-                    rows[a][used] = perturbation(a, bits);
+            long[] pert = null;
+            if (bits > 0) {
+                pert = new long[arcs];
+                for (int a = 0; a < arcs; a++) {
+                    pert[a] = perturbation(a, bits);
                 }
             }
             long[] scales = new long[width];
             for (int i = 1; i < width; i++) {
                 long s = 1;
                 for (int a = 0; a < arcs; a++) {
-                    s = Math.addExact(s, Math.multiplyExact(cap[a], rows[a][i]));
+                    s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i, used, pert)));
                 }
                 scales[i] = s;
             }
@@ -96,10 +96,9 @@ final class LexFlow {
             long top = 0;
             long total = 0;
             for (int a = 0; a < arcs; a++) {
-                long c = 0;
-                for (int i = 0; i < width; i++) {
-                    c = i == 0 ? rows[a][0]
-                            : Math.addExact(Math.multiplyExact(c, scales[i]), rows[a][i]);
+                long c = level(a, 0, used, pert);
+                for (int i = 1; i < width; i++) {
+                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i, used, pert));
                 }
                 out[a] = c;
                 top = Math.max(top, c);
@@ -114,6 +113,15 @@ final class LexFlow {
         }
     }
 
+    /** Arc a's level i of a combination of {@code used} levels (then the perturbation, if any). */
+    private long level(int a, int i, int used, long[] pert) {
+        if (i == used) {
+            return pert[a];
+        }
+        long[] lv = levels[a];
+        return i < lv.length ? lv[i] : 0;
+    }
+
     /** Solves; afterwards {@link #flow(int)} reads each arc's flow. */
     void solve() {
         int width = arcs == 0 ? 1 : levels[0].length;
@@ -123,12 +131,20 @@ final class LexFlow {
                 costs = combine(width, bits);
             }
         }
+        boolean unique = costs != null;
         for (int used = width; used >= 1 && costs == null; used--) {
             costs = combine(used, 0);
         }
         if (costs == null) {
             throw new TaskInputException("rack-aware costs too large to solve exactly (weights x "
                     + "traffic_cost x partitions reach 2^60): scale the weights down");
+        }
+        if (unique) {
+            // A unique optimum: any exact solver ends on it, so take the fast one.
+            flows = ShortestPathFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
+            if (flows != null) {
+                return;
+            }
         }
         MinCostFlow net = new MinCostFlow();
         for (int v = 0; v < nodes; v++) {

@@ -1,9 +1,9 @@
 package dev.rackwise.tasks;
 
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -27,7 +27,8 @@ final class Movements {
     final Map<Integer, TreeSet<TaskId>> warmups = new TreeMap<>();
 
     private final ClientState[] clients;
-    private final Map<TaskId, Set<Integer>> caught;
+    // Per stateful task, the clients (by index) caught up on it.
+    private final Map<TaskId, BitSet> caught;
     private final Map<TaskId, List<Integer>> byLag = new HashMap<>();
 
     private record Move(int caughtUp, TaskId task, int destination) {
@@ -43,15 +44,21 @@ final class Movements {
         this.remainingWarmups = maxWarmups;
         this.caught = new HashMap<>();
         for (TaskId task : stateful) {
-            Set<Integer> found = new HashSet<>();
-            for (int i = 0; i < clients.length; i++) {
-                long lag = clients[i].lag(task);
+            caught.put(task, new BitSet(clients.length));
+        }
+        // One pass over each client's lags (not a sorted-map lookup per task and client).
+        for (int i = 0; i < clients.length; i++) {
+            for (Map.Entry<TaskId, Long> e : clients[i].lags.entrySet()) {
+                BitSet found = caught.get(e.getKey());
+                if (found == null) {
+                    continue;
+                }
+                long lag = e.getValue();
                 if (lag == ClientSpec.LAG_RUNNING || acceptableLag == Long.MAX_VALUE
                         || lag >= 0 && lag <= acceptableLag) {
-                    found.add(i);
+                    found.set(i);
                 }
             }
-            caught.put(task, found);
         }
     }
 
@@ -69,7 +76,7 @@ final class Movements {
     }
 
     private boolean needsMove(TaskId task, int client) {
-        if (caught.get(task).contains(client)) {
+        if (caught.get(task).get(client)) {
             return false;
         }
         return clients[byLag(task).get(0)].lag(task) < clients[client].lag(task);
@@ -107,7 +114,7 @@ final class Movements {
 
     private PrioritySet caughtUpSet() {
         return new PrioritySet(clients, ClientState::assignedLoad,
-                (c, t) -> caught.get(t).contains(c.rank));
+                (c, t) -> caught.get(t).get(c.rank));
     }
 
     void assignActiveMovements() {
@@ -116,7 +123,7 @@ final class Movements {
         for (int i = 0; i < clients.length; i++) {
             for (TaskId task : clients[i].active) {
                 if (caught.containsKey(task) && needsMove(task, i)) {
-                    queue.add(new Move(caught.get(task).size(), task, i));
+                    queue.add(new Move(caught.get(task).cardinality(), task, i));
                 }
             }
             pset.offer(i);
@@ -159,7 +166,7 @@ final class Movements {
             Set<TaskId> warm = warmups.getOrDefault(i, new TreeSet<>());
             for (TaskId task : clients[i].standby) {
                 if (!warm.contains(task) && needsMove(task, i)) {
-                    queue.add(new Move(caught.get(task).size(), task, i));
+                    queue.add(new Move(caught.get(task).cardinality(), task, i));
                 }
             }
             pset.offer(i);

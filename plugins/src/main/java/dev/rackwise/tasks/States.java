@@ -2,6 +2,7 @@ package dev.rackwise.tasks;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -29,7 +30,8 @@ final class States {
             prevActive.retainAll(known);
             SortedSet<TaskId> prevStandby = new TreeSet<>(c.previousStandby());
             prevStandby.retainAll(known);
-            Map<TaskId, Long> lags = new TreeMap<>();
+            // Looked up by task only (never iterated in order): a hash map, sized once.
+            Map<TaskId, Long> lags = new HashMap<>(2 * p.tasks().size() + 16);
             for (TaskSpec t : p.tasks().values()) {
                 if (!t.stateful()) {
                     continue;

@@ -1,0 +1,363 @@
+package dev.rackwise.tasks;
+
+import java.util.Arrays;
+
+/**
+ * An exact min-cost flow for {@link LexFlow}'s networks: successive shortest paths, one
+ * supply node at a time, Dijkstra on reduced costs that stops at the first node with demand
+ * left, on primitive arrays.
+ *
+ * <p>Why not one Dijkstra from a super source (as {@code dev.rackwise.core.MinCostFlow}):
+ * with the perturbation every path cost is distinct, so each phase carries one unit, and a
+ * search from a super source settles every supply node (all at distance 0) and relaxes
+ * nearly every arc before it reaches the sink. From a single supply node the search settles
+ * only the nodes closer than the nearest demand, usually a handful, so a phase costs about
+ * one node's arcs. The invariant is the usual one: every residual arc has a reduced cost
+ * {@code cost + pot[tail] - pot[head] >= 0}; after a search that reached the demand at
+ * distance {@code D}, each settled node's potential moves by {@code dist - D} (others keep
+ * theirs), which keeps the invariant and makes the path's arcs tight.
+ *
+ * <p>The result is a least-cost flow; which one, when several tie, is this solver's business,
+ * so {@link LexFlow} uses it only with a perturbation (a unique optimum). Returns null when
+ * the supplies cannot be met or a potential would leave its safe range (the caller then falls
+ * back to {@code MinCostFlow}).
+ */
+final class ShortestPathFlow {
+    private static final long BOUND = 1L << 62;
+
+    private ShortestPathFlow() {
+    }
+
+    /**
+     * Flows per arc (arcs {@code 0..arcs-1}), or null (see the class comment). Costs must be
+     * {@code >= 0}; supplies must balance.
+     */
+    static long[] solve(int nodes, long[] supply, int arcs, int[] tail, int[] head, long[] cap,
+                        long[] cost) {
+        int m = 2 * arcs;
+        long[] rcap = new long[m];
+        long[] rcost = new long[m];
+        int[] to = new int[m];
+        // Forward residual arcs (2a) per tail node, fixed; backward ones (2a+1, a carrying
+        // flow) per head node in a list kept up to date, so a search never scans the many
+        // arcs without flow into a node (a client's, from every task).
+        int[] first = new int[nodes + 1];
+        for (int a = 0; a < arcs; a++) {
+            first[tail[a] + 1]++;
+        }
+        for (int v = 0; v < nodes; v++) {
+            first[v + 1] += first[v];
+        }
+        int[] fill = Arrays.copyOf(first, nodes);
+        int[] adj = new int[arcs];
+        for (int a = 0; a < arcs; a++) {
+            int f = 2 * a;
+            rcap[f] = cap[a];
+            rcost[f] = cost[a];
+            to[f] = head[a];
+            rcost[f + 1] = -cost[a];
+            to[f + 1] = tail[a];
+            adj[fill[tail[a]]++] = f;
+        }
+        int[][] back = new int[nodes][];
+        int[] backCount = new int[nodes];
+        int[] backPos = new int[arcs];
+        long[] excess = Arrays.copyOf(supply, nodes);
+        long balance = 0;
+        for (int v = 0; v < nodes; v++) {
+            balance += excess[v];
+        }
+        if (balance != 0) {
+            return null;
+        }
+        long[] pot = new long[nodes];
+        long[] dist = new long[nodes];
+        int[] seen = new int[nodes];
+        int[] done = new int[nodes];
+        int[] via = new int[nodes];
+        int[] settled = new int[nodes];
+        long[] hk = new long[64];
+        int[] hv = new int[64];
+        int phase = 0;
+        // Start: pot = -(least cost to any demand), one Dijkstra backwards from the demands,
+        // so every node's cheapest way to a demand is tight (reduced cost 0); then send each
+        // supply greedily along tight forward arcs. Each such path has reduced cost 0, a
+        // shortest path, so this is successive shortest paths too, only cheaper.
+        {
+            int[] inFirst = new int[nodes + 1];
+            for (int a = 0; a < arcs; a++) {
+                inFirst[head[a] + 1]++;
+            }
+            for (int v = 0; v < nodes; v++) {
+                inFirst[v + 1] += inFirst[v];
+            }
+            int[] inFill = Arrays.copyOf(inFirst, nodes);
+            int[] inAdj = new int[arcs];
+            for (int a = 0; a < arcs; a++) {
+                inAdj[inFill[head[a]]++] = a;
+            }
+            phase++;
+            int size = 0;
+            for (int v = 0; v < nodes; v++) {
+                if (excess[v] < 0) {
+                    seen[v] = phase;
+                    dist[v] = 0;
+                    if (size == hk.length) {
+                        hk = Arrays.copyOf(hk, size * 2);
+                        hv = Arrays.copyOf(hv, size * 2);
+                    }
+                    siftUp(hk, hv, size++, 0, v);
+                }
+            }
+            while (size > 0) {
+                long d = hk[0];
+                int u = hv[0];
+                size--;
+                if (size > 0) {
+                    siftDown(hk, hv, size, hk[size], hv[size]);
+                }
+                if (done[u] == phase || d > dist[u]) {
+                    continue;
+                }
+                done[u] = phase;
+                for (int i = inFirst[u], e = inFirst[u + 1]; i < e; i++) {
+                    int a = inAdj[i];
+                    if (cap[a] == 0) {
+                        continue;
+                    }
+                    int v = tail[a];
+                    long nd = d + cost[a];
+                    if (done[v] != phase && (seen[v] != phase || nd < dist[v])) {
+                        seen[v] = phase;
+                        dist[v] = nd;
+                        if (size == hk.length) {
+                            hk = Arrays.copyOf(hk, size * 2);
+                            hv = Arrays.copyOf(hv, size * 2);
+                        }
+                        siftUp(hk, hv, size++, nd, v);
+                    }
+                }
+            }
+            for (int v = 0; v < nodes; v++) {
+                if (done[v] != phase || dist[v] >= BOUND / 4) {
+                    pot[v] = -(BOUND / 4);
+                } else {
+                    pot[v] = -dist[v];
+                }
+            }
+            // Greedy pushes along tight forward arcs; a node found with no such way to a demand
+            // stays without one (forward capacities and demands only shrink here).
+            boolean[] dead = new boolean[nodes];
+            int[] stack = new int[nodes + 1];
+            int[] next = new int[nodes];
+            for (int s = 0; s < nodes; s++) {
+                while (excess[s] > 0 && !dead[s]) {
+                    int depth = 0;
+                    int u = s;
+                    next[s] = first[s];
+                    int found = -1;
+                    while (true) {
+                        if (excess[u] < 0) {
+                            found = u;
+                            break;
+                        }
+                        boolean advanced = false;
+                        for (; next[u] < first[u + 1]; next[u]++) {
+                            int a = adj[next[u]];
+                            int v = to[a];
+                            if (rcap[a] > 0 && !dead[v] && rcost[a] + pot[u] - pot[v] == 0) {
+                                stack[depth++] = a;
+                                u = v;
+                                next[v] = first[v];
+                                advanced = true;
+                                break;
+                            }
+                        }
+                        if (!advanced) {
+                            dead[u] = true;
+                            if (depth == 0) {
+                                break;
+                            }
+                            depth--;
+                            u = to[stack[depth] ^ 1];
+                            next[u]++;
+                        }
+                    }
+                    if (found < 0) {
+                        break;
+                    }
+                    long push = Math.min(excess[s], -excess[found]);
+                    for (int i = 0; i < depth; i++) {
+                        push = Math.min(push, rcap[stack[i]]);
+                    }
+                    for (int i = 0; i < depth; i++) {
+                        int a = stack[i];
+                        int arc = a >>> 1;
+                        boolean had = rcap[a ^ 1] > 0;
+                        rcap[a] -= push;
+                        rcap[a ^ 1] += push;
+                        if (!had) {
+                            int h = head[arc];
+                            int[] l = back[h];
+                            if (l == null) {
+                                l = back[h] = new int[4];
+                            } else if (backCount[h] == l.length) {
+                                l = back[h] = Arrays.copyOf(l, l.length * 2);
+                            }
+                            backPos[arc] = backCount[h];
+                            l[backCount[h]++] = arc;
+                        }
+                    }
+                    excess[s] -= push;
+                    excess[found] += push;
+                }
+            }
+        }
+        for (int s = 0; s < nodes; s++) {
+            while (excess[s] > 0) {
+                phase++;
+                int size = 0;
+                int count = 0;
+                dist[s] = 0;
+                seen[s] = phase;
+                hk[0] = 0;
+                hv[0] = s;
+                size = 1;
+                int target = -1;
+                long reach = 0;
+                long bestDemand = Long.MAX_VALUE;
+                while (size > 0) {
+                    long d = hk[0];
+                    int u = hv[0];
+                    size--;
+                    if (size > 0) {
+                        siftDown(hk, hv, size, hk[size], hv[size]);
+                    }
+                    if (done[u] == phase || d > dist[u]) {
+                        continue;
+                    }
+                    done[u] = phase;
+                    settled[count++] = u;
+                    if (excess[u] < 0) {
+                        target = u;
+                        reach = d;
+                        break;
+                    }
+                    long pu = pot[u];
+                    int fwd = first[u + 1] - first[u];
+                    int[] bl = back[u];
+                    for (int i = 0, e = fwd + backCount[u]; i < e; i++) {
+                        int a = i < fwd ? adj[first[u] + i] : 2 * bl[i - fwd] + 1;
+                        if (rcap[a] == 0) {
+                            continue;
+                        }
+                        int v = to[a];
+                        if (done[v] == phase) {
+                            continue;
+                        }
+                        long nd = d + rcost[a] + pu - pot[v];
+                        if (nd >= bestDemand) {
+                            continue;
+                        }
+                        if (excess[v] < 0) {
+                            bestDemand = nd;
+                        }
+                        if (seen[v] != phase || nd < dist[v]) {
+                            seen[v] = phase;
+                            dist[v] = nd;
+                            via[v] = a;
+                            if (size == hk.length) {
+                                hk = Arrays.copyOf(hk, size * 2);
+                                hv = Arrays.copyOf(hv, size * 2);
+                            }
+                            siftUp(hk, hv, size++, nd, v);
+                        }
+                    }
+                }
+                if (target < 0 || reach >= BOUND) {
+                    return null;
+                }
+                for (int i = 0; i < count; i++) {
+                    int v = settled[i];
+                    long p = pot[v] + dist[v] - reach;
+                    if (p <= -BOUND) {
+                        return null;
+                    }
+                    pot[v] = p;
+                }
+                long push = Math.min(excess[s], -excess[target]);
+                for (int v = target; v != s; v = to[via[v] ^ 1]) {
+                    push = Math.min(push, rcap[via[v]]);
+                }
+                for (int v = target; v != s; v = to[via[v] ^ 1]) {
+                    int a = via[v];
+                    int arc = a >>> 1;
+                    boolean had = rcap[2 * arc + 1] > 0;
+                    rcap[a] -= push;
+                    rcap[a ^ 1] += push;
+                    boolean has = rcap[2 * arc + 1] > 0;
+                    if (has && !had) {
+                        int h = head[arc];
+                        int[] l = back[h];
+                        if (l == null) {
+                            l = back[h] = new int[4];
+                        } else if (backCount[h] == l.length) {
+                            l = back[h] = Arrays.copyOf(l, l.length * 2);
+                        }
+                        backPos[arc] = backCount[h];
+                        l[backCount[h]++] = arc;
+                    } else if (had && !has) {
+                        int h = head[arc];
+                        int[] l = back[h];
+                        int last = l[--backCount[h]];
+                        l[backPos[arc]] = last;
+                        backPos[last] = backPos[arc];
+                    }
+                }
+                excess[s] -= push;
+                excess[target] += push;
+            }
+        }
+        long[] flows = new long[arcs];
+        for (int a = 0; a < arcs; a++) {
+            flows[a] = rcap[2 * a + 1];
+        }
+        return flows;
+    }
+
+    private static void siftUp(long[] k, int[] v, int i, long x, int y) {
+        while (i > 0) {
+            int p = (i - 1) >>> 1;
+            if (k[p] <= x) {
+                break;
+            }
+            k[i] = k[p];
+            v[i] = v[p];
+            i = p;
+        }
+        k[i] = x;
+        v[i] = y;
+    }
+
+    /** Places (x, y) from the root down in a heap of {@code size} entries. */
+    private static void siftDown(long[] k, int[] v, int size, long x, int y) {
+        int i = 0;
+        while (true) {
+            int c = 2 * i + 1;
+            if (c >= size) {
+                break;
+            }
+            if (c + 1 < size && k[c + 1] < k[c]) {
+                c++;
+            }
+            if (k[c] >= x) {
+                break;
+            }
+            k[i] = k[c];
+            v[i] = v[c];
+            i = c;
+        }
+        k[i] = x;
+        v[i] = y;
+    }
+}
