@@ -87,7 +87,7 @@ java: python-deps plugins-test
 # local Spark), and the bounded chaos suite. The testbed is started once by the session
 # fixture and stopped at the end. pytest's exit code 5 (no tests ran) fails like any other.
 test: setup java
-	$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -p no:cacheprovider --durations=30 $(PYTEST_ARGS)
 
 test-fast: python-deps
 	$(BIN)/python -m pytest -p no:cacheprovider -m "unit or property" $(PYTEST_ARGS)
