@@ -1,4 +1,5 @@
-"""Lexicographic min-cost flow for the Streams optimisers (docs/streams-assignor.md § 6).
+"""Lexicographic min-cost flow, shared by the Streams optimisers (docs/streams-assignor.md § 6)
+and rack-optimal (docs/rack-optimal.md § 4.2).
 
 Each arc carries a tuple of integer levels, most important first: the step's cost, then the
 tie-breaks (standby tie, moves), and last a *perturbation* ``perturbation(arc id)`` that
@@ -11,8 +12,10 @@ level can outweigh one unit of a higher one. The combination must fit: with ``M`
 largest combined arc cost and ``S`` the sum of ``cap * cost`` over arcs, both
 ``M * (nodes + 1)`` and ``S`` stay below 2**60 (OR-Tools' cost scaling and the JVM solver's
 distances stay in 64 bits). Tried in order: every level with a perturbation of 32, 24, 16,
-12, 8, then 4 bits; then without the perturbation, dropping levels from the lowest. If the cost
-alone does not fit, the weights are too large to solve exactly.
+12, 8, then 4 bits; then without the perturbation, dropping levels from the lowest, down to
+the ``keep`` most important ones (Streams: 1, its cost; rack-optimal: 2, balance and cost,
+since its balance level is all zero under uniform subscriptions). If those do not fit, the
+weights are too large to solve exactly.
 
 Example: two arcs of equal cost (10, 0) but perturbations 3 and 7 combine to 10 * s + 3
 and 10 * s + 7: the first wins, whatever the solver.
@@ -26,6 +29,8 @@ from assignor.errors import AssignorError
 from assignor.optimal.flow import FlowNetwork, FlowSolution
 
 LIMIT = 1 << 60
+TOO_LARGE = ("rack-aware costs too large to solve exactly (weights x traffic_cost x "
+             "partitions reach 2**60): scale the weights down")
 
 
 BITS = (32, 24, 16, 12, 8, 4)
@@ -45,9 +50,16 @@ def perturbation(arc: int, bits: int = 32) -> int:
 
 
 class LexNetwork:
-    """A FlowNetwork whose arcs cost tuples of levels (the perturbation is appended)."""
+    """A FlowNetwork whose arcs cost tuples of levels (the perturbation is appended).
 
-    def __init__(self) -> None:
+    ``keep``: how many leading levels must fit (never dropped); ``error``: what is raised
+    when they do not. After :meth:`solve`, ``levels_used`` and ``perturbation_bits`` (0: no
+    perturbation) say what the combined costs held.
+    """
+
+    def __init__(self, *, keep: int = 1, error: AssignorError | None = None) -> None:
+        self._keep = keep
+        self._error = error or AssignorError(TOO_LARGE)
         self._nodes = 0
         self._tails: list[int] = []
         self._heads: list[int] = []
@@ -100,17 +112,15 @@ class LexNetwork:
 
     def solve(self) -> FlowSolution:
         width = max((len(lv) for lv in self._levels), default=1)
-        tries = [(width, bits) for bits in BITS] + [(used, 0) for used in range(width, 0, -1)]
+        tries = [(width, bits) for bits in BITS]
+        tries += [(used, 0) for used in range(width, min(self._keep, width) - 1, -1) if used]
         for used, bits in tries:
             costs = self._combine(used, bits)
             if costs is not None:
                 self.levels_used, self.perturbation_bits = used, bits
                 break
         else:
-            raise AssignorError(
-                "rack-aware costs too large to solve exactly (weights x traffic_cost x "
-                "partitions reach 2**60): scale the weights down"
-            )
+            raise self._error
         net = FlowNetwork()
         for _ in range(self._nodes):
             net.add_node()
