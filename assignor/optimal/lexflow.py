@@ -40,13 +40,18 @@ def perturbation(arc: int, bits: int = 32) -> int:
     """The last level of arc ``arc`` (its creation index): 1 .. 2**bits, the top ``bits``
     bits of MurmurHash3's 32-bit finaliser of ``arc + 1``. A non-linear mix: with a linear
     one (``arc * constant``) two swaps between arcs the same distance apart tie exactly."""
-    x = (arc + 1) & 0xFFFFFFFF
+    return 1 + (_fmix32(arc + 1) >> (32 - bits))
+
+
+def _fmix32(x: int) -> int:
+    """MurmurHash3's 32-bit finaliser."""
+    x &= 0xFFFFFFFF
     x ^= x >> 16
     x = (x * 0x85EBCA6B) & 0xFFFFFFFF
     x ^= x >> 13
     x = (x * 0xC2B2AE35) & 0xFFFFFFFF
     x ^= x >> 16
-    return 1 + (x >> (32 - bits))
+    return x
 
 
 class LexNetwork:
@@ -66,6 +71,7 @@ class LexNetwork:
         self._caps: list[int] = []
         self._levels: list[tuple[int, ...]] = []
         self._supply: dict[int, int] = {}
+        self._mix: list[int] = []
         self.levels_used = 0
         self.perturbation_bits = 0
 
@@ -89,26 +95,37 @@ class LexNetwork:
         return arc
 
     def _combine(self, used: int, bits: int) -> list[int] | None:
-        """Combined costs of the first ``used`` levels, plus the perturbation when ``bits``."""
-        rows = [
-            (*lv[:used], perturbation(arc, bits)) if bits else tuple(lv[:used])
-            for arc, lv in enumerate(self._levels)
-        ]
-        width = len(rows[0]) if rows else 0
-        scales = [1] * width
-        for i in range(1, width):
-            scales[i] = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
-        out = []
-        for lv in rows:
-            cost = 0
-            for i in range(width):
-                cost = cost * scales[i] + lv[i]
-            out.append(cost)
+        """Combined costs of the first ``used`` levels, plus the perturbation when ``bits``;
+        None when they do not fit."""
+        out = self._levels_combined(used)
+        if bits:
+            hs = [1 + (x >> (32 - bits)) for x in self._mixes()]
+            scale = 1 + sum(c * h for c, h in zip(self._caps, hs, strict=True))
+            # every combined cost is at least its levels' times ``scale``: reject early
+            if max(out, default=0) * scale * (self._nodes + 1) >= LIMIT:
+                return None
+            out = [cost * scale + h for cost, h in zip(out, hs, strict=True)]
         top = max(out, default=0)
         total = sum(c * w for c, w in zip(self._caps, out, strict=True))
         if top * (self._nodes + 1) >= LIMIT or total >= LIMIT:
             return None
         return out
+
+    def _levels_combined(self, used: int) -> list[int]:
+        """The first ``used`` levels as one integer per arc: level ``i >= 1`` scaled by
+        ``1 + sum(cap * level_i)``."""
+        rows = [lv[:used] for lv in self._levels]
+        out = [lv[0] if lv else 0 for lv in rows]
+        for i in range(1, used):
+            scale = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
+            out = [cost * scale + lv[i] for cost, lv in zip(out, rows, strict=True)]
+        return out
+
+    def _mixes(self) -> list[int]:
+        """The finaliser of ``arc + 1`` for every arc (computed once)."""
+        if len(self._mix) != len(self._levels):
+            self._mix = [_fmix32(arc + 1) for arc in range(len(self._levels))]
+        return self._mix
 
     def solve(self) -> FlowSolution:
         width = max((len(lv) for lv in self._levels), default=1)
