@@ -86,6 +86,10 @@ class LexNetwork:
     def num_arcs(self) -> int:
         return len(self._tails)
 
+    def arc(self, arc: int) -> tuple[int, int, int, tuple[int, ...]]:
+        """(tail, head, capacity, levels) of an arc, as built (the perturbation not included)."""
+        return self._tails[arc], self._heads[arc], self._caps[arc], self._levels[arc]
+
     def add_arc(self, tail: int, head: int, capacity: int, levels: Sequence[int]) -> int:
         arc = len(self._tails)
         self._tails.append(tail)
