@@ -61,7 +61,9 @@ class _Problem:
 class Solution:
     """An optimal assignment (members in id order, partitions sorted), its cost in the
     problem's units, and what the network's combined costs held (docs/rack-optimal.md § 4.2):
-    identity with the Java core is guaranteed where ``perturbation_bits > 0``."""
+    where ``perturbation_bits > 0`` the optimal flow is unique (up to a collision of
+    perturbation sums, likelier with few bits), so the Java core reaches the same answer;
+    with 0 it is optimal but another exact solver may pick another optimum."""
 
     assignment: dict[str, list[TopicPartition]]
     cost: float

@@ -8,6 +8,7 @@ the choices the page states, so the Java core can reach the same one.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -272,3 +273,18 @@ def test_ties_resolve_the_same_in_any_input_order() -> None:
             assert solve(other) == (detail.assignment, detail.cost), (seed, group.group_id)
     assert perturbed == GROUPS  # small groups: the perturbation always fits
 
+
+
+def test_costs_that_do_not_fit_are_refused() -> None:
+    """§ 4.2: the tries stop at (balance, cost); beyond that the input is refused."""
+    from assignor.errors import SolverError
+
+    view = ClusterView(brokers={1: "az1", 2: "az2"}, topics={"t": ((1,), (2,), (1,), (2,))},
+                       weights={tp("t", p): 1e14 for p in range(4)})
+    members = (Member.of("a", rack="az1", topics=["t"]), Member.of("b", rack="az2", topics=["t"]))
+    with pytest.raises(SolverError, match="costs too large to solve exactly"):
+        solve(problem(Group("g", members, view)))
+    # the same group with ordinary weights solves, every partition local
+    ok = replace(view, weights={})
+    got = solve(problem(Group("g", members, ok)))
+    assert got == ({"a": [tp("t", 0), tp("t", 2)], "b": [tp("t", 1), tp("t", 3)]}, 0.0)
