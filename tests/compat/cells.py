@@ -33,7 +33,7 @@ REFUSED_BROKER = "4.0.2"
 class Cell:
     # "kip848-java" | "kip848-rdkafka" | "follower-rdkafka" | "classic-java" | "streams" |
     # "audit" | "agent" | "refused" | "uniform-drop-in" | "uniform-drop-in-beside-kafkas" |
-    # "streams-group" (4.4+) | "streams-group-unserved" (4.2/4.3)
+    # "streams-group" | "streams-group-doctor" (4.4+) | "streams-group-unserved" (4.2/4.3)
     kind: str
     broker: str          # the testbed's Kafka release
     client: str = ""     # the client's release ("" = none, or kip848-rdkafka in this process)
@@ -64,6 +64,7 @@ def cells() -> list[Cell]:
             out += [Cell("streams", broker, streams) for streams in STREAMS]
         if broker == STREAMS_GROUP_ASSIGNORS_SINCE:
             out.append(Cell("streams-group", broker, broker))
+            out.append(Cell("streams-group-doctor", broker, broker))  # a testbed of its own
         if broker in STREAMS_GROUP_BROKERS:  # a testbed of its own: before uniform-drop-in's
             out.append(Cell("streams-group-unserved", broker, broker))
         # last of its release: its brokers list the drop-in for uniform, a testbed of its own

@@ -36,8 +36,13 @@ A ``streams-group`` cell (4.4+) runs three Kafka Streams processes of its releas
 ``group.protocol=streams`` (KIP-1071), one per rack, in a group that opts in to rackwise's
 KIP-1357 assignor with the group config ``streams.assignor.name=rackwise`` before it forms, with
 no agent: every task active once, standbys apart, no active task reading across racks (the
-optimum: every source partition has replicas in two racks), and the coordinator's log line
-naming the racks' source ``coordinator``. A ``streams-group-unserved`` cell (4.2, 4.3: streams
+optimum: every source partition has replicas in two racks), the coordinator's log line
+naming the racks' source ``coordinator``, StreamsGroupDescribe v1 naming ``rackwise`` and
+``rackwise doctor`` silent about the group. The ``streams-group-doctor`` cell (4.4) sets
+``streams.assignor.name=rackwise`` and then restarts every broker without the assignor: the
+group runs Kafka's ``sticky`` with only a broker WARN, StreamsGroupDescribe v1 says so, and
+``rackwise doctor`` names the group (``streams-assignor-unserved``). A ``streams-group-unserved``
+cell (4.2, 4.3: streams
 groups without custom assignors) establishes what those brokers do with the class: with the
 plug-in jar loaded they stop at start-up with its message; without it they start, ignore the
 unknown ``group.streams.assignors`` without a log line, and refuse the group config
@@ -309,25 +314,30 @@ def _set_group_config(admin: Any, group: str, entries: dict[str, str]) -> None:
         fut.result(30)
 
 
-def _streams_group_app(bootstrap: str, client: str, opt_in: bool) -> tuple[int, str, set[str]]:
+def _streams_group_app(bootstrap: str, client: str, opt_in: bool, name: str | None = None,
+                       probe: Callable[[str], None] | None = None,
+                       configure: bool = True) -> tuple[int, str, set[str]]:
     """Three Kafka Streams processes of ``client`` on ``group.protocol=streams``, one per rack,
     1 standby (group config), a 6-partition source whose every partition has replicas in two
     racks (STREAMS_PLACEMENT: a rack-optimal assignment reads nothing across racks); with
     ``opt_in`` the group sets streams.assignor.name=rackwise before any member joins. Waits
     until every task is active exactly once and has its standby; returns the active tasks read
-    from a rack without a replica of their partition, the group id and the process ids."""
+    from a rack without a replica of their partition, the group id and the process ids.
+    ``name``: the topics' and group's prefix; ``probe(group)`` runs while the group is settled;
+    ``configure=False``: the group's configs are set already."""
     from tests.support.kafkautil import create_topic, rack_of_brokers
     from tests.support.streamsapp import TaskAppInstance, running, wait_for
 
     admin = admin_of(bootstrap)
-    name = f"t-compat-sg-{uuid.uuid4().hex[:6]}"
+    name = name or f"t-compat-sg-{uuid.uuid4().hex[:6]}"
     source, out, app = f"{name}-in", f"{name}-out", f"{name}-app"
     create_topic(admin, source, STREAMS_PLACEMENT)
     create_topic(admin, out, partitions=3)
     entries = {"streams.num.standby.replicas": "1"}
     if opt_in:
         entries["streams.assignor.name"] = "rackwise"
-    _set_group_config(admin, app, entries)
+    if configure:
+        _set_group_config(admin, app, entries)
     broker_rack = rack_of_brokers(admin)
     replica_racks = [{broker_rack[b] for b in replicas} for replicas in STREAMS_PLACEMENT]
     tasks = sorted(f"0_{p}" for p in range(len(STREAMS_PLACEMENT)))
@@ -355,6 +365,8 @@ def _streams_group_app(bootstrap: str, client: str, opt_in: bool) -> tuple[int, 
         cross = sum(1 for rack, r in reports.items() for t in r["active"]
                     if rack not in replica_racks[int(t.split("_")[1])])
         assert "falls back" not in "".join(i.stderr() for i in instances)
+        if probe is not None:
+            probe(app)
     finally:
         for inst in instances:
             inst.close()
@@ -364,8 +376,12 @@ def _streams_group_app(bootstrap: str, client: str, opt_in: bool) -> tuple[int, 
 def _streams_group_cell(bed: Testbed | None, bootstrap: str, client: str) -> str:
     """4.4+: a streams group that names rackwise's KIP-1357 assignor runs rack-optimal actives
     from its first stable assignment, with no agent."""
-    cross, app, pids = _streams_group_app(bootstrap, client, opt_in=True)
+    said: dict[str, Any] = {}
+    cross, app, pids = _streams_group_app(bootstrap, client, opt_in=True,
+                                          probe=lambda g: said.update(_described_and_doctor(bootstrap, g)))
     assert cross == 0, f"{cross} of 6 active tasks read across racks (optimum 0)"
+    # StreamsGroupDescribe v1 from the real brokers names the plug-in; doctor has nothing to say
+    assert said["assignor"] == "rackwise" and said["findings"] == [], said
     # the brokers' own word that the plug-in served the group (not a lucky sticky)
     logs = sorted(((bed.dir if bed else Testbed().dir) / "logs").glob("n*/server.log"))
     said = [line for log in logs for line in log.read_text(errors="replace").splitlines()
@@ -374,7 +390,52 @@ def _streams_group_cell(bed: Testbed | None, bootstrap: str, client: str) -> str
     assert said and "racks from coordinator (rack-aware)" in said[-1], said[-3:]
     return ("streams.assignor.name=rackwise: 6 tasks active once, standbys apart, cross-rack "
             "actives 0 (optimum 0) from the first stable assignment; the coordinator logged "
-            "'racks from coordinator (rack-aware)'; no agent ran")
+            "'racks from coordinator (rack-aware)'; StreamsGroupDescribe v1 names 'rackwise', "
+            "doctor finds nothing; no agent ran")
+
+
+def _described_and_doctor(bootstrap: str, group: str) -> dict[str, Any]:
+    """The group's assignor as its coordinator names it (rackwise's own StreamsGroupDescribe),
+    and doctor's streams-assignor-unserved findings for it."""
+    from agent.audit.brokergroups import describe_groups
+    from agent.brokers.rpc import WireClient, WireSettings
+    from agent.config.settings import load_settings
+    from agent.doctor import gather, run_checks
+
+    with WireClient(WireSettings.from_config({"bootstrap.servers": bootstrap})) as client:
+        desc = describe_groups(client, "streams", [group])[group]
+    assert not isinstance(desc, str), desc
+    snap = gather(load_settings(None, bootstrap=bootstrap), pattern=group, timeout=10, window_s=0)
+    return {"assignor": desc.assignor_name,
+            "findings": [f for f in run_checks(snap) if f.id == "streams-assignor-unserved"]}
+
+
+def _streams_group_doctor_cell(beds: Beds, cell: Cell) -> str:
+    """A streams group asks for rackwise, and then the brokers stop serving it (restarted with
+    group.streams.assignors=sticky): the coordinator runs sticky with only a broker WARN, and
+    rackwise doctor names the group from StreamsGroupDescription.assignorName."""
+    bed, bootstrap = beds.up(cell.broker, props=dict(STREAMS_GROUP_LISTING))  # a testbed of its own
+    assert bed is not None
+    name = f"t-compat-sgd-{uuid.uuid4().hex[:6]}"
+    # both configs now: with the assignor gone, the brokers refuse any change to this group's
+    # configs ("streams.assignor.name 'rackwise' is not a registered task assignor")
+    _set_group_config(admin_of(bootstrap), f"{name}-app", {"streams.assignor.name": "rackwise",
+                                                           "streams.num.standby.replicas": "1"})
+    bed.overrides = {n: {"group.streams.assignors": "sticky"} for n in (1, 2, 3)}
+    for node in (1, 2, 3):
+        bed.restart_node(node)
+    said: dict[str, Any] = {}
+    _streams_group_app(bootstrap, cell.client, opt_in=False, name=name, configure=False,
+                       probe=lambda g: said.update(_described_and_doctor(bootstrap, g)))
+    beds.down()
+    assert said["assignor"] == "sticky", said
+    (finding,) = said["findings"]
+    assert finding.details["coordinator_runs"] == "sticky", finding
+    assert finding.details["missing"] == [1, 2, 3], finding
+    return ("streams.assignor.name=rackwise set, then every broker restarted with "
+            "group.streams.assignors=sticky: the group runs, StreamsGroupDescribe v1 names "
+            f"'{said['assignor']}'; rackwise doctor: {finding.id} ({finding.severity}) "
+            f"'{finding.problem[:120]}...'")
 
 
 def _streams_group_old_cell(beds: Beds, cell: Cell) -> str:
@@ -459,6 +520,8 @@ def test_cell(beds: Beds, cell: Cell, record_property: Callable[[str, object], N
         reason = _drop_in_beside_kafkas_cell(beds, cell)
     elif cell.kind == "streams-group-unserved":
         reason = _streams_group_old_cell(beds, cell)
+    elif cell.kind == "streams-group-doctor":
+        reason = _streams_group_doctor_cell(beds, cell)
     else:
         bed, bootstrap = beds.up(cell.broker)
         if cell.kind == "audit":
