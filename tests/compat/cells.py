@@ -17,8 +17,9 @@ CLASSIC_CLIENTS = ("3.5.2", "3.9.1", "4.0.2", "4.4.0")
 # Kafka Streams: the KIP-924 TaskAssignor from 3.8.
 STREAMS = ("3.8.1", "3.9.1", "4.4.0")
 # Streams groups (KIP-1071, group.protocol=streams): brokers enable them from 4.2; custom task
-# assignors (KIP-1357, group.streams.assignors) from 4.4. Clients of the broker's release.
-STREAMS_GROUP_BROKERS = ("4.2.2", "4.3.1")
+# assignors (KIP-1357, group.streams.assignors) from 4.4. Clients of the broker's release; on 4.1
+# the cell finds the refusals and a client that cannot use the protocol at all.
+STREAMS_GROUP_BROKERS = ("4.1.2", "4.2.2", "4.3.1")
 STREAMS_GROUP_ASSIGNORS_SINCE = "4.4.0"
 # confluent-kafka for Python members: 2.12 is the oldest line with KIP-848 GA (its newest
 # patch; it bundles librdkafka 2.12.1), 2.16.1 the project venv's (checked Nov 2026). Each

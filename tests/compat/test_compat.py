@@ -47,7 +47,9 @@ groups without custom assignors) establishes what those brokers do with the clas
 plug-in jar loaded they stop at start-up with its message; without it they start, ignore the
 unknown ``group.streams.assignors`` without a log line, and refuse the group config
 ``streams.assignor.name`` (INVALID_CONFIG), so no group can opt in; a streams group is then
-served by Kafka's built-in ``sticky``, whose cross-rack count the cell records.
+served by Kafka's built-in ``sticky``, whose cross-rack count the cell records. On 4.1 (streams
+groups not enabled on a cluster formatted at 4.1) the same cell finds the same refusals, and a
+Kafka Streams client on ``group.protocol=streams`` stopping in ERROR.
 The ``refused`` cell starts a 4.0 testbed with the broker plug-in and expects it to stop with
 the plug-in's message.
 A ``uniform-drop-in`` cell starts a testbed of its release whose brokers list
@@ -462,14 +464,44 @@ def _streams_group_old_cell(beds: Beds, cell: Cell) -> str:
         _set_group_config(admin, f"g-compat-{uuid.uuid4().hex[:6]}", {"streams.assignor.name": "rackwise"})
     said = refused.value.args[0].str()
     assert "Unknown group config name: streams.assignor.name" in said, said
-    cross, _, _ = _streams_group_app(bootstrap, cell.client or cell.broker, opt_in=False)
+    if kafkaversion.version_tuple(cell.broker)[:2] < (4, 2):
+        served = _streams_protocol_refused(bootstrap, cell.client or cell.broker)
+    else:
+        cross, _, _ = _streams_group_app(bootstrap, cell.client or cell.broker, opt_in=False)
+        served = (f"a streams group on Kafka's sticky: 6 tasks active once, standbys apart, "
+                  f"cross-rack actives {cross} (optimum 0)")
     beds.down()
     return (f"with the plug-in jar (group.consumer.assignors) and group.streams.assignors listing "
             f"the class: refused at start-up ('... runs Kafka {cell.broker}, which loads no custom "
             "streams-group assignors (KIP-1357 arrives in Kafka 4.4.0) ...'); without the jar: "
             "started, the unknown group.streams.assignors ignored without a log line; "
-            f"streams.assignor.name=rackwise refused: '{said}'; a streams group on Kafka's "
-            f"sticky: 6 tasks active once, standbys apart, cross-rack actives {cross} (optimum 0)")
+            f"streams.assignor.name=rackwise refused: '{said}'; {served}")
+
+
+def _streams_protocol_refused(bootstrap: str, client: str) -> str:
+    """4.1: streams groups are not enabled on a cluster formatted at 4.1, so a Kafka Streams
+    client on group.protocol=streams stops with UnsupportedVersionException."""
+    from tests.support.kafkautil import create_topic
+    from tests.support.streamsapp import TaskAppInstance, wait_for
+
+    admin = admin_of(bootstrap)
+    name = f"t-compat-sg-{uuid.uuid4().hex[:6]}"
+    create_topic(admin, f"{name}-in", STREAMS_PLACEMENT)
+    create_topic(admin, f"{name}-out", partitions=3)
+    inst = TaskAppInstance(bootstrap, f"{name}-app", RACKS[0], input=f"{name}-in", output=f"{name}-out",
+                           assignor="default", kafka_version=client,
+                           config={"group.protocol": "streams", "client.rack": RACKS[0]})
+    try:
+        wait_for(lambda: (inst.latest() or {}).get("state") == "ERROR", 120,
+                 "the Streams client stopping in ERROR", interval=0.3)
+        err = inst.stderr()
+    finally:
+        inst.close()
+    said = "The cluster does not support the STREAMS group protocol"
+    assert said in err, err[-3000:]
+    return (f"a Kafka Streams {client} client on group.protocol=streams stops in state ERROR: "
+            f"'UnsupportedVersionException: {said} ...' (streams groups are not enabled on a "
+            "cluster formatted at 4.1)")
 
 
 DROP_IN = "dev.rackwise.plugins.RackwiseUniformAssignor"
