@@ -259,8 +259,10 @@ def chart_actual_vs_best(plans: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+# "assignor" is the plan's: what a plug-in computed it with (a streams group's plan from the
+# brokers' KIP-1357 plug-in: kind streams, assignor rackwise), or an observed group's own
 _COLUMNS = [("group_id", "group"), ("generation", "generation"), ("kind", "kind"),
-            ("reason", "reason"), ("partitions", "partitions"),
+            ("assignor", "assignor"), ("reason", "reason"), ("partitions", "partitions"),
             ("cross_rack_partitions", "cross-rack"), ("cross_rack_ratio", "ratio"),
             ("traffic_cost", "traffic cost"), ("lower_bound", "lower bound"),
             ("load_spread", "load spread"), ("moved_partitions", "moved"),
@@ -290,7 +292,7 @@ def render_page(data: ReportData, out: Path, charts: list[Path]) -> Path:
     latest = data.plans.sort_values("generation").groupby("group_id", sort=True).tail(1)
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in _COLUMNS)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(row[col], col)}</td>" for col, _ in _COLUMNS) + "</tr>"
+        "<tr>" + "".join(f"<td>{_cell(row.get(col), col)}</td>" for col, _ in _COLUMNS) + "</tr>"
         for _, row in latest.sort_values("group_id").iterrows())
     images = "".join(f'<figure><img src="{html.escape(p.name)}" alt="{html.escape(p.stem)}">'
                      f"</figure>" for p in charts)

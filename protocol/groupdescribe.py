@@ -1,11 +1,14 @@
-"""ConsumerGroupDescribe (KIP-848, API 69 v0-1), StreamsGroupDescribe (KIP-1071, API 89 v0),
+"""ConsumerGroupDescribe (KIP-848, API 69 v0-1), StreamsGroupDescribe (KIP-1071, API 89 v0-1),
 and ListGroups v5 (which gives each group's type).
 
 The describe responses of Kafka 4.x's broker-side groups: each member's rack, subscription
 and current assignment (topic partitions for consumer groups; tasks, i.e. subtopology and
 partition, for streams groups), and a streams group's topology (source and changelog topics
-per subtopology). Field tables follow Kafka 4.3.1's specs (``ConsumerGroupDescribe*.json``,
-``StreamsGroupDescribe*.json``), checked against kafka-clients 4.3.1's generated schemas.
+per subtopology). Field tables follow Kafka 4.4.0's specs (``ConsumerGroupDescribe*.json``,
+``StreamsGroupDescribe*.json``), checked against kafka-clients 4.4.0's generated classes.
+StreamsGroupDescribe v1 (Kafka 4.4) adds the group's ``assignor_name`` (KIP-1357: the task
+assignor the coordinator uses for the group's next assignment; None on a describe error) and
+its topology description (KIP-1331), which rackwise never asks for but can read.
 Every flexible struct ends with a tagged-field buffer (the ``tags`` attribute, always None).
 
 Example: a one-member consumer group whose member in az1 owns orders-0::
@@ -47,6 +50,22 @@ class DescribeGroupsRequest:
 DESCRIBE_GROUPS_REQUEST = StructType("GroupDescribeRequest", DescribeGroupsRequest, [
     Field("group_ids", _STRINGS, "0+"),
     Field("include_authorized_operations", BOOL, "0+"),
+    Field("tags", TAGGED_FIELDS, "0+"),
+])
+
+
+@dataclass
+class StreamsGroupDescribeRequest:
+    group_ids: list[str] = field(default_factory=list)
+    include_authorized_operations: bool = False
+    include_topology_description: bool = False  # v1+ (KIP-1331)
+    tags: None = None
+
+
+STREAMS_GROUP_DESCRIBE_REQUEST = StructType("StreamsGroupDescribeRequest", StreamsGroupDescribeRequest, [
+    Field("group_ids", _STRINGS, "0+"),
+    Field("include_authorized_operations", BOOL, "0+"),
+    Field("include_topology_description", BOOL, "1+"),
     Field("tags", TAGGED_FIELDS, "0+"),
 ])
 
@@ -232,6 +251,38 @@ class StreamsGroupMember:
 
 
 @dataclass
+class TopologyDescriptionNode:
+    name: str = ""
+    node_type: int = 0  # 1 source, 2 processor, 3 sink
+    source_topics: list[str] = field(default_factory=list)
+    sink_topic: str | None = None
+    stores: list[str] = field(default_factory=list)
+    successors: list[str] = field(default_factory=list)
+    tags: None = None
+
+
+@dataclass
+class TopologyDescriptionSubtopology:
+    subtopology_id: str = ""
+    nodes: list[TopologyDescriptionNode] = field(default_factory=list)
+    tags: None = None
+
+
+@dataclass
+class TopologyDescriptionGlobalStore:
+    source: TopologyDescriptionNode = field(default_factory=TopologyDescriptionNode)
+    processor: TopologyDescriptionNode = field(default_factory=TopologyDescriptionNode)
+    tags: None = None
+
+
+@dataclass
+class TopologyDescription:
+    subtopologies: list[TopologyDescriptionSubtopology] = field(default_factory=list)
+    global_stores: list[TopologyDescriptionGlobalStore] = field(default_factory=list)
+    tags: None = None
+
+
+@dataclass
 class DescribedStreamsGroup:
     error_code: int = 0
     error_message: str | None = None
@@ -242,6 +293,10 @@ class DescribedStreamsGroup:
     topology: StreamsTopology | None = None
     members: list[StreamsGroupMember] = field(default_factory=list)
     authorized_operations: int = -(2**31)
+    # v1+ (Kafka 4.4): absent (None, 0, None) in a v0 answer
+    topology_description: TopologyDescription | None = None
+    topology_description_status: int = 0  # 0 not requested, 1 not stored, 2 error, 3 available
+    assignor_name: str | None = None
     tags: None = None
 
 
@@ -294,6 +349,31 @@ _TOPOLOGY = StructType("Topology", StreamsTopology, [
     Field("tags", TAGGED_FIELDS, "0+"),
 ])
 
+_NODE = StructType("TopologyDescriptionNode", TopologyDescriptionNode, [
+    Field("name", COMPACT_STRING, "1+"),
+    Field("node_type", INT8, "1+"),
+    Field("source_topics", _STRINGS, "1+"),
+    Field("sink_topic", COMPACT_NULLABLE_STRING, "1+"),
+    Field("stores", _STRINGS, "1+"),
+    Field("successors", _STRINGS, "1+"),
+    Field("tags", TAGGED_FIELDS, "0+"),
+])
+_TOPOLOGY_DESCRIPTION = StructType("TopologyDescription", TopologyDescription, [
+    Field("subtopologies", CompactArrayOf(StructType(
+        "TopologyDescriptionSubtopology", TopologyDescriptionSubtopology, [
+            Field("subtopology_id", COMPACT_STRING, "1+"),
+            Field("nodes", CompactArrayOf(_NODE), "1+"),
+            Field("tags", TAGGED_FIELDS, "0+"),
+        ])), "1+"),
+    Field("global_stores", CompactArrayOf(StructType(
+        "TopologyDescriptionGlobalStore", TopologyDescriptionGlobalStore, [
+            Field("source", _NODE, "1+"),
+            Field("processor", _NODE, "1+"),
+            Field("tags", TAGGED_FIELDS, "0+"),
+        ])), "1+"),
+    Field("tags", TAGGED_FIELDS, "0+"),
+])
+
 STREAMS_GROUP_DESCRIBE_RESPONSE = StructType(
     "StreamsGroupDescribeResponse", StreamsGroupDescribeResponse, [
         Field("throttle_time_ms", INT32, "0+"),
@@ -328,6 +408,9 @@ STREAMS_GROUP_DESCRIBE_RESPONSE = StructType(
                 Field("tags", TAGGED_FIELDS, "0+"),
             ])), "0+"),
             Field("authorized_operations", INT32, "0+"),
+            Field("topology_description", NullableStruct(_TOPOLOGY_DESCRIPTION), "1+"),
+            Field("topology_description_status", INT8, "1+"),
+            Field("assignor_name", COMPACT_NULLABLE_STRING, "1+"),
             Field("tags", TAGGED_FIELDS, "0+"),
         ])), "0+"),
         Field("tags", TAGGED_FIELDS, "0+"),

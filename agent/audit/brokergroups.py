@@ -11,7 +11,7 @@ still cannot be described comes back as a one-line reason, never an exception.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from agent.brokers.rpc import WireClient, WireError
@@ -21,27 +21,31 @@ from protocol.groupdescribe import (
     DESCRIBE_GROUPS_REQUEST,
     LIST_GROUPS_REQUEST,
     LIST_GROUPS_RESPONSE,
+    STREAMS_GROUP_DESCRIBE_REQUEST,
     STREAMS_GROUP_DESCRIBE_RESPONSE,
     DescribedConsumerGroup,
     DescribedStreamsGroup,
     DescribeGroupsRequest,
     ListGroupsRequest,
+    StreamsGroupDescribeRequest,
 )
 from protocol.schema import StructType
 
 Described = DescribedConsumerGroup | DescribedStreamsGroup
-_APIS: dict[str, tuple[int, str, StructType[Any]]] = {
-    "consumer": (rpc.CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe",
-                 CONSUMER_GROUP_DESCRIBE_RESPONSE),
-    "streams": (rpc.STREAMS_GROUP_DESCRIBE, "StreamsGroupDescribe",
-                STREAMS_GROUP_DESCRIBE_RESPONSE),
+# kind -> API key, name, request layout and body, response layout. StreamsGroupDescribe v1
+# (Kafka 4.4) has a request field of its own; v0 writes the same bytes as ConsumerGroupDescribe.
+_APIS: dict[str, tuple[int, str, StructType[Any], Callable[[list[str]], Any], StructType[Any]]] = {
+    "consumer": (rpc.CONSUMER_GROUP_DESCRIBE, "ConsumerGroupDescribe", DESCRIBE_GROUPS_REQUEST,
+                 DescribeGroupsRequest, CONSUMER_GROUP_DESCRIBE_RESPONSE),
+    "streams": (rpc.STREAMS_GROUP_DESCRIBE, "StreamsGroupDescribe", STREAMS_GROUP_DESCRIBE_REQUEST,
+                StreamsGroupDescribeRequest, STREAMS_GROUP_DESCRIBE_RESPONSE),
 }
 
 
 def describe_groups(client: WireClient, kind: str, group_ids: Iterable[str],
                     attempts: int = 4, backoff_s: float = 0.5) -> dict[str, Described | str]:
     """Every group of one kind (``consumer`` or ``streams``): its description, or why not."""
-    api_key, name, response = _APIS[kind]
+    api_key, name, request, body, response = _APIS[kind]
     pending = sorted(set(group_ids))
     out: dict[str, Described | str] = {}
     for attempt in range(attempts):
@@ -68,7 +72,7 @@ def describe_groups(client: WireClient, kind: str, group_ids: Iterable[str],
         for address, ids in sorted(by_address.items()):
             try:
                 _, resp = client.connection(*address).request(
-                    api_key, name, DESCRIBE_GROUPS_REQUEST, DescribeGroupsRequest(ids), response)
+                    api_key, name, request, body(ids), response)
             except WireError as exc:
                 out.update(dict.fromkeys(ids, str(exc)))
                 continue  # unsupported API or a broker that is gone: not worth retrying

@@ -16,9 +16,18 @@ from collections.abc import Sequence
 from agent.audit.model import MEASURED, OK, RACK_UNKNOWN, GroupAudit
 from agent.audit.summary import FleetSummary, summarize
 
-_COLUMNS = ("GROUP", "KIND", "MEMBERS", "PARTITIONS", "CROSS-RACK", "BEST", "SAVING",
+_COLUMNS = ("GROUP", "KIND", "ASSIGNOR", "MEMBERS", "PARTITIONS", "CROSS-RACK", "BEST", "SAVING",
             "CROSS-RACK B/S", "BEST B/S", "$/MONTH", "BEST $/MONTH", "STATUS")
-_RIGHT = range(2, 11)  # numeric columns are right-aligned
+_RIGHT = range(3, 12)  # numeric columns are right-aligned
+
+
+def assignor(a: GroupAudit) -> str:
+    """The assignor a group runs, as its members or its coordinator name it: a classic
+    group's protocol (``range``, ``stream`` for Kafka Streams), a KIP-848 group's
+    ``assignor_name``, a streams group's (StreamsGroupDescribe v1, Kafka 4.4: ``sticky``,
+    ``rackwise``). ``-`` when nobody says: a streams group on 4.2/4.3 brokers (v0 names none;
+    they have only ``sticky``), or a group without members."""
+    return "-" if a.protocol in ("", a.group_type) else a.protocol
 
 
 def human_rate(value: float | None) -> str:
@@ -52,6 +61,7 @@ def _row(a: GroupAudit) -> tuple[str, ...]:
     return (
         a.group,
         a.kind or f"({a.group_type})",
+        assignor(a),
         str(a.members),
         str(a.partitions),
         cross,
@@ -89,6 +99,7 @@ def _total_row(s: FleetSummary) -> tuple[str, ...]:
     return (
         "TOTAL",
         f"{s.groups} group{'' if s.groups == 1 else 's'}",
+        "",
         str(s.members),
         str(s.partitions),
         str(s.cross_rack_partitions_actual) if s.measured_groups else "-",

@@ -227,11 +227,34 @@ def check_uniform_drop_in(snap: Snapshot) -> list[Finding]:
 def check_streams_assignor_unserved(snap: Snapshot) -> list[Finding]:
     """Streams groups whose streams.assignor.name some 4.4+ broker does not serve: while the
     group's coordinator is there, Kafka runs that broker's default (the first listed) instead,
-    with only a broker WARN (KIP-1357, 4.4.0)."""
+    with only a broker WARN (KIP-1357, 4.4.0). Where the coordinator names the assignor it
+    uses (StreamsGroupDescription.assignorName) and that is not the one the group asks for,
+    the group is named from that answer, whatever the brokers' configs say or hide."""
     out = []
+    running = {g.group_id: g.assignor for g in snap.groups
+               if g.group_type == "streams" and g.assignor not in ("", "streams")}
     for group_id, name in sorted(snap.streams_assignors.items()):
         judged = [b for b in _readable(snap) if b.streams_assignor_names is not None]
         missing = [b for b in judged if name not in (b.streams_assignor_names or frozenset())]
+        runs = running.get(group_id)
+        if runs is not None and runs != name:
+            fix = (f"list {STREAMS_ASSIGNOR_CLASS} in {STREAMS_ASSIGNORS_CONFIG} on every broker "
+                   "(e.g. sticky," + STREAMS_ASSIGNOR_CLASS + "), with the rackwise-plugins jar on "
+                   "the classpath" if name == "rackwise" else
+                   f"list the assignor named {name} in {STREAMS_ASSIGNORS_CONFIG} on every broker")
+            where = (f"; {_brokers(b.broker_id for b in missing)} {_verb(missing, 'does', 'do')} "
+                     "not serve it" if missing else "")
+            out.append(Finding(
+                STREAMS_ASSIGNOR_UNSERVED, ERROR, f"group {group_id}",
+                f"streams group {group_id} sets {STREAMS_ASSIGNOR_NAME_CONFIG}={name} but its "
+                f"coordinator runs {runs} (StreamsGroupDescription.assignorName){where}: the "
+                "broker serving the group lacks the assignor the group asks for, and only the "
+                "broker logs a warning",
+                f"{fix}; or set {STREAMS_ASSIGNOR_NAME_CONFIG} to an assignor every broker serves",
+                {"group": group_id, "assignor": name, "coordinator_runs": runs,
+                 "missing": sorted(b.broker_id for b in missing)},
+            ))
+            continue
         if not missing:
             continue
         default = ",".join(missing[0].streams_assignors or ()) or "(none)"

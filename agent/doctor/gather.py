@@ -101,8 +101,9 @@ def read_brokers(admin: Any, timeout: float) -> list[BrokerState]:
 def read_streams_assignors(admin: Any, group_ids: list[str], timeout: float) -> dict[str, str]:
     """group id -> the streams.assignor.name group config, where a group sets it.
 
-    What the coordinator actually uses (StreamsGroupDescription.assignorName(), Admin 4.4) is not
-    read: confluent-kafka has no streams-group describe (2.16.1)."""
+    What the coordinator actually uses (StreamsGroupDescription.assignorName()) is read apart,
+    with rackwise's own StreamsGroupDescribe v1 (agent.audit.brokergroups; confluent-kafka 2.16.1
+    has no streams-group describe): :func:`group_state`."""
     from confluent_kafka.admin import ConfigResource, ResourceType
 
     out: dict[str, str] = {}
@@ -131,7 +132,9 @@ def group_state(raw: RawGroup) -> GroupState:
                           tuple(MemberState(m.member_id, m.rack_id or None, m.client_id,
                                             m.client_host) for m in desc.members))
     if isinstance(desc, DescribedStreamsGroup):
-        return GroupState(raw.group_id, raw.group_type, desc.group_state, "streams",
+        # StreamsGroupDescribe v1 (4.4) names the assignor the coordinator uses; v0 none
+        return GroupState(raw.group_id, raw.group_type, desc.group_state,
+                          desc.assignor_name or "streams",
                           tuple(MemberState(m.member_id, m.rack_id or None, m.client_id,
                                             m.client_host) for m in desc.members))
     if raw.error or raw.protocol_type != "consumer":
@@ -285,19 +288,27 @@ def gather(settings: AgentSettings, pattern: str = "*", timeout: float = 10.0,
         existing = set()
     agent = read_agent(admin, settings, by_id, existing, timeout)
     streams_assignors: dict[str, str] = {}
-    if any(b.streams_assignors is not None for b in brokers):
+    streams_groups = sorted(g.group_id for g in groups if g.group_type == "streams")
+    named = any(g.assignor not in ("", "streams") for g in groups if g.group_type == "streams")
+    if any(b.streams_assignors is not None for b in brokers) or named:
         try:
             listed = admin.list_consumer_groups(request_timeout=timeout).result(timeout + 1)
-            ids = sorted(g.group_id for g in listed.valid
-                         if g.group_id != settings.input.group_id
-                         and fnmatch.fnmatchcase(g.group_id, pattern))
+            # confluent-kafka's listing may leave streams groups out: ListGroups v5 has them
+            ids = sorted({g.group_id for g in listed.valid
+                          if g.group_id != settings.input.group_id
+                          and fnmatch.fnmatchcase(g.group_id, pattern)} | set(streams_groups))
             streams_assignors = read_streams_assignors(admin, ids, timeout)
         except Exception as exc:  # noqa: BLE001
             notes.append(f"cannot read streams groups' assignor configs: {_first_line(exc)}")
-        notes.append("streams groups: the assignor each one runs (StreamsGroupDescription.assignorName) "
-                     "is not read (confluent-kafka has no streams-group describe); checked from "
-                     f"the {STREAMS_ASSIGNOR_NAME_CONFIG} group config and the brokers' "
-                     f"{STREAMS_ASSIGNORS_CONFIG}")
+        unnamed = sorted(g.group_id for g in groups
+                         if g.group_type == "streams" and g.group_id in streams_assignors
+                         and g.assignor in ("", "streams"))
+        if unnamed:
+            notes.append(f"streams groups {', '.join(unnamed[:3])}{', ...' if len(unnamed) > 3 else ''}: "
+                         "their coordinator did not name its assignor (StreamsGroupDescribe v1, "
+                         "Kafka 4.4); checked from the "
+                         f"{STREAMS_ASSIGNOR_NAME_CONFIG} group config and the brokers' "
+                         f"{STREAMS_ASSIGNORS_CONFIG} only")
     reads: list[GroupReads] = []
     measured_s = 0.0
     wants_reads = (any(not b.rack_aware for b in brokers if b.config_error is None)

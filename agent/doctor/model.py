@@ -138,8 +138,9 @@ class MemberState:
 @dataclass(frozen=True)
 class GroupState:
     """A live group. ``assignor``: a KIP-848 group's server-side assignor (what its members'
-    ``group.remote.assignor`` chose) or a classic group's protocol; ``error`` when it could
-    not be read (members then unknown)."""
+    ``group.remote.assignor`` chose), a streams group's as its coordinator names it
+    (StreamsGroupDescription.assignorName, Kafka 4.4; ``streams`` where it names none) or a
+    classic group's protocol; ``error`` when it could not be read (members then unknown)."""
 
     group_id: str
     group_type: str = "classic"

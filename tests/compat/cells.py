@@ -16,6 +16,11 @@ OLDEST_BROKER, NEWEST_BROKER = BROKERS[0], BROKERS[-1]
 CLASSIC_CLIENTS = ("3.5.2", "3.9.1", "4.0.2", "4.4.0")
 # Kafka Streams: the KIP-924 TaskAssignor from 3.8.
 STREAMS = ("3.8.1", "3.9.1", "4.4.0")
+# Streams groups (KIP-1071, group.protocol=streams): brokers enable them from 4.2; custom task
+# assignors (KIP-1357, group.streams.assignors) from 4.4. Clients of the broker's release; on 4.1
+# the cell finds the refusals and a client that cannot use the protocol at all.
+STREAMS_GROUP_BROKERS = ("4.1.2", "4.2.2", "4.3.1")
+STREAMS_GROUP_ASSIGNORS_SINCE = "4.4.0"
 # confluent-kafka for Python members: 2.12 is the oldest line with KIP-848 GA (its newest
 # patch; it bundles librdkafka 2.12.1), 2.16.1 the project venv's (checked Nov 2026). Each
 # runs in its own Python (clientvenv.py), the venv's own where it matches.
@@ -28,7 +33,8 @@ REFUSED_BROKER = "4.0.2"
 @dataclass(frozen=True)
 class Cell:
     # "kip848-java" | "kip848-rdkafka" | "follower-rdkafka" | "classic-java" | "streams" |
-    # "audit" | "agent" | "refused" | "uniform-drop-in" | "uniform-drop-in-beside-kafkas"
+    # "audit" | "agent" | "refused" | "uniform-drop-in" | "uniform-drop-in-beside-kafkas" |
+    # "streams-group" | "streams-group-doctor" (4.4+) | "streams-group-unserved" (4.2/4.3)
     kind: str
     broker: str          # the testbed's Kafka release
     client: str = ""     # the client's release ("" = none, or kip848-rdkafka in this process)
@@ -57,6 +63,11 @@ def cells() -> list[Cell]:
         out.append(Cell("agent", broker))
         if broker == NEWEST_BROKER:
             out += [Cell("streams", broker, streams) for streams in STREAMS]
+        if broker == STREAMS_GROUP_ASSIGNORS_SINCE:
+            out.append(Cell("streams-group", broker, broker))
+            out.append(Cell("streams-group-doctor", broker, broker))  # a testbed of its own
+        if broker in STREAMS_GROUP_BROKERS:  # a testbed of its own: before uniform-drop-in's
+            out.append(Cell("streams-group-unserved", broker, broker))
         # last of its release: its brokers list the drop-in for uniform, a testbed of its own
         out.append(Cell("uniform-drop-in", broker))
     # 4.4 refuses two assignors named uniform itself; the oldest only by the drop-in's check

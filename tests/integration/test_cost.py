@@ -184,6 +184,15 @@ def test_kip848_consumer_group_is_audited(bootstrap: str, admin: Any, unique_nam
     assert audit.cross_rack_best is not None and audit.cross_rack_best <= audit.cross_rack_actual
 
 
+def _streams_describe_v1(bootstrap: str) -> bool:
+    from agent.brokers.rpc import WireClient, WireSettings
+    from protocol import kafkarpc as rpc
+
+    with WireClient(WireSettings.from_config({"bootstrap.servers": bootstrap})) as client:
+        conn = client.any_connection()
+        return conn.version_for(rpc.STREAMS_GROUP_DESCRIBE, "StreamsGroupDescribe") == 1
+
+
 @pytest.mark.java
 def test_streams_group_is_audited(bootstrap: str, admin: Any, unique_name: str) -> None:
     """The Kafka Streams app on the KIP-1071 streams protocol (on by default in Kafka 4.3.1,
@@ -200,6 +209,9 @@ def test_streams_group_is_audited(bootstrap: str, admin: Any, unique_name: str) 
     a = settled.audit
     assert (a.status, a.kind, a.group_type, a.members, a.partitions) == (
         OK, "streams", "streams", 3, 6)
+    # StreamsGroupDescribe v1 (Kafka 4.4, KIP-1357) names the group's assignor: the brokers'
+    # default, Kafka's sticky (the testbed lists sticky first); v0 (4.2/4.3) names none
+    assert a.protocol == ("sticky" if _streams_describe_v1(bootstrap) else "streams"), a.protocol
     assert a.cross_rack_actual == own_cross_rack(settled.owned, replica_racks(admin, topic))
     assert {m.rack: sorted(m.active_tasks) for m in a.actual.members} == {
         rack: sorted(doc["active"]) for rack, doc in reports.items()}

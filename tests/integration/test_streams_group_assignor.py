@@ -408,3 +408,26 @@ def test_f_the_plugin_publishes_its_plans(app: App) -> None:
     assert plan.summary.cross_rack_partitions == cross_rack(app, reports)
     print(f"(f) plan generation {plan.generation} on {PLANS_TOPIC}: {plan.summary.partitions} source "
           f"partitions, {plan.summary.cross_rack_partitions} cross-rack, as the processes run")
+
+
+def test_g_the_coordinator_names_the_assignor_and_doctor_agrees(app: App) -> None:
+    """StreamsGroupDescribe v1 from the real 4.4 brokers (rackwise's own request): the group's
+    assignor is ``rackwise``; the audit lists it so, and doctor finds nothing to say."""
+    from agent.audit.brokergroups import describe_groups
+    from agent.brokers.rpc import WireClient, WireSettings
+    from agent.config.settings import load_settings
+    from agent.doctor import gather, run_checks
+
+    wait_for(lambda: settled(app), 60, "a stable assignment")
+    with WireClient(WireSettings.from_config({"bootstrap.servers": app.bootstrap})) as client:
+        version = client.any_connection().version_for(89, "StreamsGroupDescribe")
+        desc = describe_groups(client, "streams", [app.app_id])[app.app_id]
+    assert version == 1 and not isinstance(desc, str), desc
+    assert desc.assignor_name == "rackwise", desc.assignor_name
+    snap = gather(load_settings(None, bootstrap=app.bootstrap), pattern=app.app_id, timeout=10,
+                  window_s=0)
+    (state,) = [g for g in snap.groups if g.group_id == app.app_id]
+    assert (state.group_type, state.assignor) == ("streams", "rackwise")
+    assert snap.streams_assignors.get(app.app_id) == "rackwise"
+    assert [f for f in run_checks(snap) if f.id == "streams-assignor-unserved"] == []
+    print(f"(g) StreamsGroupDescribe v{version}: assignor {desc.assignor_name}; doctor: nothing")

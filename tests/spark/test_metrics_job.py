@@ -91,7 +91,9 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
         "b1": (None, [(0, ["az1"], 1.0)]),                                      # unknown rack: local
         "b2": ("az3", [(1, ["az1", "az2"], 4.0), (2, ["az3"], 1.0), (3, ["az3"], 1.0)]),
     }, minute=1.5, moved=1, reason="traffic-changed")  # the newest reason is read as any other
-    gs3 = streams_plan("gs", 3, minute=2.0)
+    # shaped as the brokers' streams-group plug-in publishes it (docs/streams-groups.md)
+    gs3 = streams_plan("gs", 3, minute=2.0).model_copy(update={"assignor": "rackwise",
+                                                                "reason": "assigned"})
     gm7 = measured_plan("gm", 7, minute=2.5)
     published = [ga1, ga2, gb5, gs3, gm7]
     sent = [ga1, ga2, ga1, gb5, gs3, gm7]
@@ -119,6 +121,9 @@ def test_known_plans_give_exact_metrics(spark: Any, bootstrap: str, topics: tupl
     gs_row = next(r for r in plans if r["group_id"] == "gs")
     assert (gs_row["kind"], gs_row["standby_rack_diversity"], gs_row["load_spread"]) == \
         ("streams", 2.0, 1)
+    # a streams group is listed with its assignor beside its CRT figures
+    assert (gs_row["assignor"], gs_row["reason"]) == ("rackwise", "assigned")
+    assert next(r for r in plans if r["group_id"] == "gb")["kind"] == "consumer"
     # bytes and money: summed from the partitions, priced at $0.01/GB x 2 directions
     gm = next(r for r in plans if r["group_id"] == "gm")
     month = 730 * 3600 / 2**30 * 0.02

@@ -1,7 +1,9 @@
 // Golden bytes of the describe responses rackwise decodes itself (protocol/groupdescribe.py,
 // protocol/kafkarpc.py), written by kafka-clients' own generated message classes.
-// Run: java -cp "$RACKWISE_CACHE_DIR/kafka-libs/*" tests/java/rpc-golden/RpcGolden.java
-// and paste the output into tests/unit/protocol/test_kafkarpc.py (GOLDEN).
+// Run: java -cp "$RACKWISE_CACHE_DIR/kafka-libs-4.4.0/*" tests/java/rpc-golden/RpcGolden.java
+// and paste the output into tests/unit/protocol/test_kafkarpc.py (GOLDEN). Kafka 4.4.0 (the
+// StreamsGroupDescribe v1 of KIP-1331/KIP-1357); every older version writes the same bytes as
+// 4.3.1's classes did.
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.apache.kafka.common.Uuid;
@@ -71,6 +73,31 @@ public class RpcGolden {
         new StreamsGroupDescribeResponseData.DescribedGroup()
             .setGroupId("fresh").setGroupState("Empty").setTopology(null)));
     print("StreamsGroupDescribeResponse", sgd, (short) 0);
+    // v1 (Kafka 4.4): the assignor the coordinator will use (KIP-1357) and a topology
+    // description (KIP-1331), so the decoder reads every v1 field
+    sgd.groups().get(0).setAssignorName("rackwise").setTopologyDescriptionStatus((byte) 3)
+        .setTopologyDescription(new StreamsGroupDescribeResponseData.TopologyDescription()
+            .setSubtopologies(List.of(new StreamsGroupDescribeResponseData.TopologyDescriptionSubtopology()
+                .setSubtopologyId("0").setNodes(List.of(
+                    new StreamsGroupDescribeResponseData.TopologyDescriptionNode()
+                        .setName("KSTREAM-SOURCE-0000000000").setNodeType((byte) 1)
+                        .setSourceTopics(List.of("in")).setSinkTopic(null).setStores(List.of())
+                        .setSuccessors(List.of("KSTREAM-AGGREGATE-0000000001")),
+                    new StreamsGroupDescribeResponseData.TopologyDescriptionNode()
+                        .setName("KSTREAM-SINK-0000000002").setNodeType((byte) 3)
+                        .setSourceTopics(List.of()).setSinkTopic("out").setStores(List.of("s"))
+                        .setSuccessors(List.of())))))
+            .setGlobalStores(List.of(new StreamsGroupDescribeResponseData.TopologyDescriptionGlobalStore()
+                .setSource(new StreamsGroupDescribeResponseData.TopologyDescriptionNode()
+                    .setName("g-src").setNodeType((byte) 1).setSourceTopics(List.of("gt"))
+                    .setStores(List.of()).setSuccessors(List.of("g-proc")))
+                .setProcessor(new StreamsGroupDescribeResponseData.TopologyDescriptionNode()
+                    .setName("g-proc").setNodeType((byte) 2).setSourceTopics(List.of())
+                    .setStores(List.of("gs")).setSuccessors(List.of())))));
+    print("StreamsGroupDescribeResponse", sgd, (short) 1);
+    print("StreamsGroupDescribeRequest", new StreamsGroupDescribeRequestData()
+        .setGroupIds(List.of("app", "fresh")).setIncludeAuthorizedOperations(false)
+        .setIncludeTopologyDescription(false), (short) 1);
 
     var logdirs = new DescribeLogDirsResponseData().setResults(List.of(
         new DescribeLogDirsResponseData.DescribeLogDirsResult().setLogDir("/data/n1")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -336,6 +337,17 @@ def test_kip1071_streams_group_is_measured_from_streams_group_describe() -> None
     assert out.actual is not None
     assert {m.rack: m.active_tasks for m in out.actual.members} == {
         "az1": ["0_2", "0_3"], "az2": ["0_0", "0_1"]}
+    # StreamsGroupDescribe v0 (Kafka 4.2/4.3) names no assignor: the table says "-"
+    assert out.protocol == "streams"
+    assert render_table([out]).splitlines()[1].split()[:3] == ["app", "streams", "-"]
+    # v1 (Kafka 4.4, KIP-1357) does: the audit, its plan and the table carry it
+    named = audit_group(replace(raw, described=replace(desc, assignor_name="rackwise")),
+                        _describe(placement))
+    assert named.protocol == "rackwise" and named.actual is not None
+    assert named.actual.assignor == "rackwise" and named.to_json()["protocol"] == "rackwise"
+    header, row = render_table([named]).splitlines()[:2]
+    assert header.split()[:3] == ["GROUP", "KIND", "ASSIGNOR"]
+    assert row.split()[:6] == ["app", "streams", "rackwise", "2", "4", "4"]
 
 
 def test_measured_traffic_in_the_table_and_json() -> None:

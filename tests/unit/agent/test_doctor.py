@@ -375,3 +375,48 @@ def test_a_streams_group_naming_an_assignor_some_broker_does_not_serve() -> None
     unknown = (replace(broker(1), streams_assignors=None),
                replace(broker(2), streams_assignors=("sticky", "com.example.Other")))
     assert run_checks(replace(snap(brokers=unknown), streams_assignors={"app": "rackwise"})) == []
+
+
+def test_a_streams_group_whose_coordinator_runs_another_assignor_is_named() -> None:
+    """StreamsGroupDescription.assignorName (StreamsGroupDescribe v1, Kafka 4.4): the group
+    asks for rackwise, its coordinator says it runs sticky. Named from that answer, even where
+    the brokers' configs cannot be read, and with the brokers that lack it where they can."""
+    from dataclasses import replace
+
+    from agent.audit import RawGroup
+    from agent.doctor.model import STREAMS_ASSIGNOR_CLASS
+    from protocol.groupdescribe import DescribedStreamsGroup, StreamsGroupMember
+
+    def described(name: str | None) -> GroupState:
+        desc = DescribedStreamsGroup(
+            group_id="app", group_state="Stable", assignor_name=name,
+            members=[StreamsGroupMember(member_id="s1", rack_id="az1", process_id="p1")])
+        return group_state(RawGroup("app", group_type="streams", state="Stable", described=desc))
+    assert described("sticky").assignor == "sticky" and described(None).assignor == "streams"
+    unreadable = tuple(broker(b, error="authorization failed") for b in (1, 2, 3))
+    s = replace(snap(brokers=unreadable, groups=(described("sticky"),)),
+                streams_assignors={"app": "rackwise"})
+    found = [f for f in run_checks(s) if f.id == "streams-assignor-unserved"]
+    assert ids(found) == [("streams-assignor-unserved", "group app")]
+    assert "its coordinator runs sticky (StreamsGroupDescription.assignorName)" in found[0].problem
+    assert found[0].details == {"group": "app", "assignor": "rackwise", "coordinator_runs": "sticky",
+                                "missing": []}
+    # readable brokers: the one lacking it is named too
+    served = ("sticky", STREAMS_ASSIGNOR_CLASS)
+    mixed = (replace(broker(1), streams_assignors=served), replace(broker(2), streams_assignors=served),
+             replace(broker(3), streams_assignors=("sticky",)))
+    (f,) = run_checks(replace(snap(brokers=mixed, groups=(described("sticky"),)),
+                              streams_assignors={"app": "rackwise"}))
+    assert "runs sticky" in f.problem and "broker 3 does not serve it" in f.problem
+    assert f.details["missing"] == [3]
+    # the coordinator runs what the group asks for: nothing to say, even with broker 3 lacking it
+    # (the config check still warns about broker 3: the group moves there with its coordinator)
+    assert [f.details.get("coordinator_runs") for f in run_checks(replace(
+        snap(brokers=mixed, groups=(described("rackwise"),)), streams_assignors={"app": "rackwise"}))
+        if f.id == "streams-assignor-unserved"] == [None]
+    everywhere = tuple(replace(broker(b), streams_assignors=served) for b in (1, 2, 3))
+    assert run_checks(replace(snap(brokers=everywhere, groups=(described("rackwise"),)),
+                              streams_assignors={"app": "rackwise"})) == []
+    # v0 (4.2/4.3) names none: only the config check speaks
+    assert run_checks(replace(snap(brokers=everywhere, groups=(described(None),)),
+                              streams_assignors={"app": "rackwise"})) == []

@@ -299,3 +299,21 @@ def test_a_heat_map_panel_without_rack_pairs_says_so(tmp_path: Path,
     pairs = drawn["rack_pairs.png"]
     assert pairs.count("no rack pairs recorded for these plans") == 1
     assert "cross-rack: 1 of 6" in pairs
+
+
+def test_a_streams_groups_plan_shows_with_its_assignor(tmp_path: Path) -> None:
+    """The brokers' streams-group plug-in publishes plans of kind streams, assignor rackwise:
+    the page lists the group with its assignor and CRT figures, beside a consumer group."""
+    root = tmp_path / "crt"
+    streams = {**_plan("kip1071-app", 5, 0, 2, 2.0, 2.0), "kind": "streams", "assignor": "rackwise",
+               "reason": "assigned", "partitions": 12, "cross_rack_ratio": 2 / 12}
+    _write(root, "plan_metrics", 0, [streams, _plan("orders-app", 1, 1, 1, 1.0, 1.0)])
+    _write(root, "rack_pairs", 0, [_pair("kip1071-app", 5, 0, "az1", "az2", 2),
+                                   _pair("kip1071-app", 5, 0, "az2", "az2", 10),
+                                   _pair("orders-app", 1, 1, "az1", "az2", 1)])
+    text = render(root, tmp_path / "report").read_text()
+    assert "<th>kind</th><th>assignor</th><th>reason</th>" in text
+    row = text.split("<td>kip1071-app</td>")[1].split("</tr>")[0]
+    assert row.startswith("<td>5</td><td>streams</td><td>rackwise</td><td>assigned</td><td>12</td>"
+                          "<td>2</td><td>0.167</td>"), row
+    assert "<td>consumer</td><td>range</td>" in text.split("<td>orders-app</td>")[1]

@@ -1,7 +1,8 @@
 """The RPCs rackwise speaks itself (protocol.kafkarpc, protocol.groupdescribe), byte for byte.
 
-GOLDEN was written by kafka-clients 4.3.1's own generated message classes
-(tests/java/rpc-golden/RpcGolden.java; the command is in its header). Each response decodes
+GOLDEN was written by kafka-clients' own generated message classes (4.3.1, and 4.4.0 for
+StreamsGroupDescribe v1, whose older versions 4.4.0 writes byte for byte as 4.3.1 did;
+tests/java/rpc-golden/RpcGolden.java; the command is in its header). Each response decodes
 to what Java put in, re-encodes to the same bytes, and no truncation or corruption of them
 gets anything but a ProtocolError out of the decoders.
 """
@@ -23,9 +24,11 @@ from protocol.groupdescribe import (
     DESCRIBE_GROUPS_REQUEST,
     LIST_GROUPS_REQUEST,
     LIST_GROUPS_RESPONSE,
+    STREAMS_GROUP_DESCRIBE_REQUEST,
     STREAMS_GROUP_DESCRIBE_RESPONSE,
     DescribeGroupsRequest,
     ListGroupsRequest,
+    StreamsGroupDescribeRequest,
 )
 from protocol.schema import StructType
 from protocol.wire import Reader
@@ -42,6 +45,18 @@ GOLDEN: dict[tuple[str, int], bytes] = {
         "000000050300000003673107537461626c65000000070000000708756e69666f726d03046d2d310004617a32000000070363310a2f31302e302e322e3702076f726465727300020123456789abcdef0fedcba987654321076f72646572730300000000000000020000020123456789abcdef0fedcba987654321076f726465727303000000000000000200000000046d2d320000000000070363320a2f31302e302e312e3901066f72642e2a010001000100800000000000451447726f7570206732206e6f7420666f756e642e0367320100000000000000000101800000000000"),
     ("StreamsGroupDescribeResponse", 0): bytes.fromhex(
         "00000000030000000461707007537461626c65000000030000000301000000000202300203696e0102146170702d73746f72652d6368616e67656c6f67000000000003020f636c65616e75702e706f6c69637908636f6d7061637400000100000204732d31000000030004617a33066170702d310a2f31302e302e332e330000000004702d31010268fde80002057a6f6e65037a330002023000000001000000000000002a00010202300300000001000000020002023102000000000001000202300300000001000000020002023102000000000001000000800000000000000006667265736806456d7074790000000000000000ff01800000000000"),
+    ("StreamsGroupDescribeResponse", 1): bytes.fromhex(
+        "00000000030000000461707007537461626c65000000030000000301000000000202300203696e0102146170"
+        "702d73746f72652d6368616e67656c6f67000000000003020f636c65616e75702e706f6c69637908636f6d70"
+        "61637400000100000204732d31000000030004617a33066170702d310a2f31302e302e332e33000000000470"
+        "2d31010268fde80002057a6f6e65037a330002023000000001000000000000002a0001020230030000000100"
+        "0000020002023102000000000001000202300300000001000000020002023102000000000001000000800000"
+        "0001020230031a4b53545245414d2d534f555243452d30303030303030303030010203696e0001021d4b5354"
+        "5245414d2d4147475245474154452d3030303030303030303100184b53545245414d2d53494e4b2d30303030"
+        "3030303030320301046f75740202730100000206672d737263010203677400010207672d70726f630007672d"
+        "70726f63020100020367730100000003097261636b776973650000000006667265736806456d707479000000"
+        "0000000000ff0180000000ff00000000"),
+    ("StreamsGroupDescribeRequest", 1): bytes.fromhex("0304617070066672657368000000"),
     ("DescribeLogDirsResponse", 2): bytes.fromhex(
         "00000000020000092f646174612f6e3102076f726465727303000000000000001cbe991a140000000000000000000000000002000000000000000700000000000000000100000000"),
     ("DescribeLogDirsResponse", 3): bytes.fromhex(
@@ -114,6 +129,25 @@ def test_streams_group_describe_v0() -> None:
     assert [(t.subtopology_id, t.partitions) for t in m.assignment.standby_tasks] == [("1", [0])]
     assert m.task_offsets[0].offset == 42 and m.is_classic is False
     assert fresh.topology is None and fresh.group_state == "Empty"
+    assert (app.assignor_name, app.topology_description_status, app.topology_description) == (
+        None, 0, None)  # v0 has none of v1's fields
+
+
+def test_streams_group_describe_v1_names_the_assignor() -> None:
+    resp = _decode("StreamsGroupDescribeResponse", 1)
+    app, fresh = resp.groups
+    assert app.assignor_name == "rackwise"  # KIP-1357
+    assert fresh.assignor_name is None  # "null in case of a describe error", and by default
+    # everything v0 had reads the same
+    assert app.members[0].process_id == "p-1" and app.topology is not None
+    # KIP-1331's topology description, never asked for by rackwise, still read in full
+    assert app.topology_description_status == 3 and app.topology_description is not None
+    nodes = app.topology_description.subtopologies[0].nodes
+    assert [(n.name, n.node_type, n.sink_topic) for n in nodes] == [
+        ("KSTREAM-SOURCE-0000000000", 1, None), ("KSTREAM-SINK-0000000002", 3, "out")]
+    store = app.topology_description.global_stores[0]
+    assert (store.source.source_topics, store.processor.stores) == (["gt"], ["gs"])
+    assert rpc.KNOWN_VERSIONS[rpc.STREAMS_GROUP_DESCRIBE] == (0, 1)
 
 
 @pytest.mark.parametrize("version", [2, 3, 4, 5])
@@ -155,6 +189,11 @@ def test_list_groups_v5_gives_each_groups_type() -> None:
 def test_requests_match_javas_bytes() -> None:
     assert rpc.encode(DESCRIBE_GROUPS_REQUEST, DescribeGroupsRequest(["g1", "g2"]), 1) == GOLDEN[
         ("GroupDescribeRequest", 1)]
+    assert rpc.encode(STREAMS_GROUP_DESCRIBE_REQUEST, StreamsGroupDescribeRequest(["app", "fresh"]),
+                      1) == GOLDEN[("StreamsGroupDescribeRequest", 1)]
+    # v0 is the consumer layout: no IncludeTopologyDescription
+    assert rpc.encode(STREAMS_GROUP_DESCRIBE_REQUEST, StreamsGroupDescribeRequest(["g1", "g2"]),
+                      0) == GOLDEN[("GroupDescribeRequest", 1)]
     assert rpc.encode(rpc.FIND_COORDINATOR_REQUEST, rpc.FindCoordinatorRequest(0, ["g1", "g2"]),
                       4) == GOLDEN[("FindCoordinatorRequest", 4)]
     req = rpc.DescribeLogDirsRequest([rpc.LogDirTopicRequest("orders", [0, 2])])

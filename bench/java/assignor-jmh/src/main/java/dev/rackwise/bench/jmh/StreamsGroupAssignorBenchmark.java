@@ -41,11 +41,18 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Streams groups (KIP-1071/KIP-1357, Kafka 4.4.0): RackwiseStreamsGroupAssignor against Kafka's
- * built-in streams {@code sticky} on the same GroupSpec and the coordinator's own
- * TopologyMetadata (a fake metadata image): {@code tasks} stateful tasks in 10 subtopologies,
- * {@code members} processes of one thread over 3 racks, every source and changelog partition with
- * 2 replicas in 2 of the 3 racks (seeded), 1 standby, a new group (no previous assignment). The
- * cross-rack active count of each assignor's result is printed at tear-down.
+ * built-in streams {@code sticky} on identical inputs: the same GroupSpec and the coordinator's
+ * own TopologyMetadata (a fake metadata image). The grid is that of Kafka's own
+ * {@code StreamsStickyAssignorBenchmark} (4.4): {@code memberCount} members (stream threads),
+ * {@code membersPerProcess} of them per process, {@code subtopologyCount} subtopologies of
+ * {@code partitionCount} partitions each (so subtopologyCount x partitionCount tasks), every task
+ * stateful (a source and a changelog topic per subtopology), {@code standbyReplicas} standbys,
+ * and a {@code FULL} assignment (a new group) or an {@code INCREMENTAL} one (memberCount - 1
+ * members holding sticky's assignment, then one new member in a process of its own). On top,
+ * what Kafka's grid lacks: 3 racks, processes round-robin over them, and every source and
+ * changelog partition with 2 replicas in 2 of the 3 racks (seeded). The cross-rack active count
+ * of each assignor's result is printed at tear-down ("CROSS-RACK ..."). Run by
+ * {@code ./run-grid.sh streams} (the whole grid) or {@code ./run-grid.sh streams-smoke}.
  */
 @State(Scope.Benchmark)
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx2g"})
@@ -55,14 +62,27 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Threads(1)
 public class StreamsGroupAssignorBenchmark {
-    static final int SUBTOPOLOGIES = 10;
     static final String[] RACKS = {"az1", "az2", "az3"};
 
-    @Param({"1000"})
-    public int tasks;
+    public enum AssignmentType { FULL, INCREMENTAL }
 
-    @Param({"100"})
-    public int members;
+    @Param({"100", "1000"})
+    public int memberCount;
+
+    @Param({"10", "100"})
+    public int partitionCount;
+
+    @Param({"10", "100"})
+    public int subtopologyCount;
+
+    @Param({"0", "1"})
+    public int standbyReplicas;
+
+    @Param({"1", "50"})
+    public int membersPerProcess;
+
+    @Param({"FULL", "INCREMENTAL"})
+    public AssignmentType assignmentType;
 
     @Param({"STICKY", "RACKWISE"})
     public String assignor;
@@ -78,26 +98,47 @@ public class StreamsGroupAssignorBenchmark {
     public void setup() {
         impl = assignor.equals("STICKY") ? new StickyTaskAssignor() : new RackwiseStreamsGroupAssignor();
         Random random = new Random(20261127L);
-        int perSub = tasks / SUBTOPOLOGIES;
         SortedMap<String, ConfiguredSubtopology> subs = new TreeMap<>();
-        for (int s = 0; s < SUBTOPOLOGIES; s++) {
+        for (int s = 0; s < subtopologyCount; s++) {
             String source = "in-" + s;
             String changelog = "app-store-" + s + "-changelog";
-            racks.put(source, twoOfThree(random, perSub));
-            racks.put(changelog, twoOfThree(random, perSub));
-            subs.put(Integer.toString(s), new ConfiguredSubtopology(perSub, Set.of(source), Map.of(), Set.of(),
-                Map.of(changelog, new ConfiguredInternalTopic(changelog, perSub, Optional.empty(), Map.of()))));
+            racks.put(source, twoOfThree(random, partitionCount));
+            racks.put(changelog, twoOfThree(random, partitionCount));
+            subs.put(Integer.toString(s), new ConfiguredSubtopology(partitionCount, Set.of(source), Map.of(),
+                Set.of(), Map.of(changelog, new ConfiguredInternalTopic(changelog, partitionCount,
+                    Optional.empty(), Map.of()))));
         }
         topology = new TopologyMetadata(image(racks), subs);
+        AssignmentConfigsImpl configs = new AssignmentConfigsImpl(standbyReplicas, List.of());
+        int initial = assignmentType == AssignmentType.INCREMENTAL ? memberCount - 1 : memberCount;
         Map<String, MemberMetadataAndStateImpl> m = new HashMap<>();
-        for (int i = 0; i < members; i++) {
+        for (int i = 0; i < initial; i++) {
+            int process = i / membersPerProcess;
             String id = "member-" + i;
-            String rack = RACKS[i % RACKS.length];
+            String rack = RACKS[process % RACKS.length];
             memberRack.put(id, rack);
             m.put(id, new MemberMetadataAndStateImpl(Optional.empty(), Optional.of(rack),
-                new Uuid(0L, i + 1L).toString(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of()));
+                new Uuid(0L, process + 1L).toString(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of()));
         }
-        spec = new GroupSpecImpl(m, new AssignmentConfigsImpl(1, List.of()));
+        spec = new GroupSpecImpl(m, configs);
+        if (assignmentType == AssignmentType.INCREMENTAL) {
+            // as Kafka's benchmark: the members hold sticky's assignment, and one joins
+            GroupAssignment before = new StickyTaskAssignor().assign(spec, topology);
+            Map<String, MemberMetadataAndStateImpl> held = new HashMap<>();
+            for (String id : spec.memberIds()) {
+                var a = before.members().get(id);
+                var md = spec.memberMetadata(id);
+                held.put(id, new MemberMetadataAndStateImpl(Optional.empty(), md.rackId(), md.processId(),
+                    Map.of(), a == null ? Map.of() : a.activeTasks(), a == null ? Map.of() : a.standbyTasks(),
+                    Map.of(), Map.of(), Map.of()));
+            }
+            int process = initial / membersPerProcess + 1;  // a process of its own
+            String rack = RACKS[process % RACKS.length];
+            memberRack.put("newMember", rack);
+            held.put("newMember", new MemberMetadataAndStateImpl(Optional.empty(), Optional.of(rack),
+                "process-newMember", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of()));
+            spec = new GroupSpecImpl(held, configs);
+        }
     }
 
     private static List<List<String>> twoOfThree(Random random, int partitions) {
@@ -137,8 +178,10 @@ public class StreamsGroupAssignorBenchmark {
                 }
             }
         }
-        System.out.println("CROSS-RACK " + assignor + " tasks=" + tasks + " members=" + members + ": " + cross
-            + " of " + actives + " active tasks read across racks");
+        System.out.println("CROSS-RACK " + assignor + " members=" + memberCount + " partitions=" + partitionCount
+            + " subtopologies=" + subtopologyCount + " standbys=" + standbyReplicas + " perProcess="
+            + membersPerProcess + " " + assignmentType + ": " + cross + " of " + actives
+            + " active tasks read across racks");
     }
 
     static CoordinatorMetadataImage image(Map<String, List<List<String>>> topics) {
