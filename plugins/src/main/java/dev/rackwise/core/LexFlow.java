@@ -43,6 +43,19 @@ public final class LexFlow {
     private int bitsUsed = -1;
     private int levelsUsed;
 
+    private boolean anyOptimum;
+
+    /**
+     * Without the perturbation, take the fast solver's optimum too (by default the primal-dual
+     * {@link MinCostFlow}'s, as the task core has always had): the consumer core's collapsed
+     * networks with distinct weights have one shortest-path length per type, where the
+     * primal-dual solver pays one full search each.
+     */
+    public LexFlow anyOptimum() {
+        anyOptimum = true;
+        return this;
+    }
+
     /** Refuses costs too large with a {@link CoreInputException}. */
     public LexFlow() {
         this(CoreInputException::new);
@@ -204,7 +217,7 @@ public final class LexFlow {
             throw refuse.apply("rack-aware costs too large to solve exactly (weights x "
                     + "traffic_cost x partitions reach 2^60): scale the weights down");
         }
-        if (unique) {
+        if (unique || anyOptimum) {
             // A unique optimum: any exact solver ends on it, so take the fast one.
             flows = ShortestPathFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
             if (flows != null) {
