@@ -2,9 +2,10 @@
 
 Uniform subscriptions: each member floor(P/N) or ceil(P/N), like the sticky assignors.
 Mixed subscriptions: the most balanced load vector (minimum sum of squared loads), found in
-the flow itself by giving the k-th partition of a member the marginal cost BIG*(2k-1); to keep
-the network small, the band is narrowed first to [lo*, hi*] = the best reachable minimum and
-maximum load, by binary search over feasibility. Members subscribe through "classes": topics
+the flow itself by giving the k-th partition of a member the marginal cost 2k-1 on the
+network's most important level (docs/rack-optimal.md § 3, § 4.2); to keep the network small,
+the band is narrowed first to [lo*, hi*] = the best reachable minimum and maximum load, by
+binary search over feasibility. Members subscribe through "classes": topics
 with exactly the same subscribers, so the feasibility network is classes x members.
 
 Example: t1 (2 partitions) for a and b, t2 (6 partitions) for c -> lo* = 1, hi* = 6.
@@ -12,7 +13,7 @@ Example: t1 (2 partitions) for a and b, t2 (6 partitions) for c -> lo* = 1, hi* 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assignor.errors import SolverError
@@ -93,16 +94,3 @@ def band(
         else:
             b = mid - 1
     return Band(a, hi, False, caps)
-
-
-def member_arcs(net: FlowNetwork, node: Mapping[str, int], sink: int, bnd: Band, big: int) -> None:
-    """Demand ``lo`` at every member and the arcs to the sink above it."""
-    for m in sorted(node):
-        net.set_supply(node[m], -bnd.lo)
-        top = min(bnd.caps[m], bnd.hi)
-        if bnd.uniform:
-            if top > bnd.lo:
-                net.add_arc(node[m], sink, top - bnd.lo, 0)
-            continue
-        for k in range(bnd.lo + 1, top + 1):
-            net.add_arc(node[m], sink, 1, big * (2 * k - 1))

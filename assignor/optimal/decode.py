@@ -1,9 +1,16 @@
-"""From the flow's counts to partitions, spreading bytes without changing cost or counts.
+"""From the flow to members and partitions, spreading bytes without changing cost or counts.
 
-docs/rack-optimal.md § 5 states the rules; the Java core (``dev.rackwise.core``) follows the
-same page. The flow says how many partitions each ``(class, place)`` pool hands each member;
-any split of a pool costs the same, so the decode is free to choose *which* partitions, and
-chooses them so that no member becomes a hot spot:
+docs/rack-optimal.md § 4.3-§ 5 state the rules; the Java core (``dev.rackwise.core``) follows
+the same page. First the flow on the collapsed network is read back (:func:`to_members`):
+
+- § 4.3 a kind's keep-arc units are dealt to its members one at a time (one cursor), its
+  total load split evenly (the extra units to those who keep most), and what each still
+  needs is taken from the pools feeding the kind, in pool order, members in id order;
+- § 4.4 each supply's partitions not kept go to its pool arcs in pool order.
+
+Then each pool's partitions are handed to the members its counts name. Any split of a pool
+costs the same, so the decode is free to choose *which* partitions, and chooses them so that
+no member becomes a hot spot:
 
 1. pool partitions go out heaviest first, each to its previous owner when that makes no hot
    spot, else to the least-loaded member of its pool (LPT, the classic makespan heuristic);
@@ -23,26 +30,123 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from assignor.cluster import TopicPartition
+from assignor.optimal.collapse import Collapsed
+from assignor.optimal.network import Flow
 
 # unit(tp, member) -> the solver's integer cost of that placement (docs/rack-optimal.md § 2)
 UnitCost = Callable[[TopicPartition, str], int]
 
 
 @dataclass(frozen=True)
-class Pool:
-    """Partitions the flow sent to one (class, place) node, and how many each member takes."""
+class PoolShare:
+    """Partitions the flow sent to one (class, place) pool, and how many each member takes."""
 
     partitions: Sequence[TopicPartition]
     want: Mapping[str, int]
 
 
+def to_members(
+    col: Collapsed, flow: Flow, lo: int
+) -> tuple[dict[str, list[TopicPartition]], list[PoolShare]]:
+    """§ 4.3 and § 4.4: each member's kept partitions, and per pool its partitions and counts."""
+    kept: dict[str, list[TopicPartition]] = {m: [] for m in col.members}
+    want: list[dict[str, int]] = [{} for _ in col.pools]
+    supplies_of: list[list[int]] = [[] for _ in col.kinds]
+    for si, sup in enumerate(col.supplies):
+        if sup.owner is not None:
+            supplies_of[sup.owner].append(si)  # supply order: type order within a kind
+    for k, kind in enumerate(col.kinds):
+        _deal_kept(col, flow, supplies_of[k], kind.members, kept)
+        load = _loads(kind.members, lo * len(kind.members)
+                      + sum(flow.of(a) for a in flow.arcs.sink[k]), kept)
+        _from_pools(flow, k, kind.members, load, kept, want)
+    pooled = _route(col, flow, kept)
+    return kept, [PoolShare(pooled[pi], want[pi]) for pi in range(len(col.pools))]
+
+
+def _deal_kept(
+    col: Collapsed,
+    flow: Flow,
+    supplies: Sequence[int],
+    members: Sequence[str],
+    kept: dict[str, list[TopicPartition]],
+) -> None:
+    """§ 4.3.1: deal each keep arc's units to ``members`` (id order) one at a time, one cursor
+    across the kind's owned types; a member keeps its own first partitions of the type."""
+    n = len(members)
+    cursor = 0
+    for si in supplies:
+        sup = col.supplies[si]
+        dealt = dict.fromkeys(members, 0)
+        for _ in range(flow.of(flow.arcs.keep[si])):
+            dealt[members[cursor]] += 1
+            cursor = (cursor + 1) % n
+        own: dict[str, list[TopicPartition]] = {}
+        for tp in sup.partitions:
+            own.setdefault(col.owner[tp], []).append(tp)
+        for m in members:
+            kept[m].extend(own.get(m, [])[: dealt[m]])
+
+
+def _loads(
+    members: Sequence[str], total: int, kept: Mapping[str, Sequence[TopicPartition]]
+) -> dict[str, int]:
+    """§ 4.3.2: ``total // n`` each, one more for the first ``total % n`` by (kept desc, id)."""
+    base, extra = divmod(total, len(members))
+    order = sorted(members, key=lambda m: (-len(kept[m]), m))
+    return {m: base + (1 if i < extra else 0) for i, m in enumerate(order)}
+
+
+def _from_pools(
+    flow: Flow,
+    k: int,
+    members: Sequence[str],
+    load: Mapping[str, int],
+    kept: Mapping[str, Sequence[TopicPartition]],
+    want: list[dict[str, int]],
+) -> None:
+    """§ 4.3.3: the pools feeding kind ``k``, in pool order, give their flow to its members
+    in id order, each as much as it still needs (``load - kept``)."""
+    need = [load[m] - len(kept[m]) for m in members]
+    i = 0
+    for pi, arc in flow.arcs.feeds[k]:
+        left = flow.of(arc)
+        while left:
+            take = min(left, need[i])
+            if take:
+                want[pi][members[i]] = want[pi].get(members[i], 0) + take
+                need[i] -= take
+                left -= take
+            if not need[i]:
+                i += 1
+
+
+def _route(
+    col: Collapsed, flow: Flow, kept: Mapping[str, Sequence[TopicPartition]]
+) -> list[list[TopicPartition]]:
+    """§ 4.4: each supply's partitions, (topic, partition) order, less those kept, go to its
+    pool arcs in pool order, as many as each arc carries."""
+    is_kept = {tp for tps in kept.values() for tp in tps}
+    pooled: list[list[TopicPartition]] = [[] for _ in col.pools]
+    for si, sup in enumerate(col.supplies):
+        rest = [tp for tp in sup.partitions if tp not in is_kept]
+        at = 0
+        for pi, arc in flow.arcs.to_pools[si]:
+            f = flow.of(arc)
+            pooled[pi].extend(rest[at : at + f])
+            at += f
+    return pooled
+
+
 def hand_out(
     kept: Mapping[str, Sequence[TopicPartition]],
-    pools: Sequence[Pool],
+    pools: Sequence[PoolShare],
     weight: Mapping[TopicPartition, float],
     prev: Mapping[TopicPartition, str],
 ) -> dict[str, list[TopicPartition]]:
-    """Step 2: ``kept`` (direct arcs to previous owners) plus every pool, heaviest first."""
+    """§ 5 step 2: ``kept`` (§ 4.3.1) plus every pool's partitions, heaviest first.
+
+    ``fair(m) = n(m) * W / P`` (left to right), ``W`` summed in (topic, partition) order."""
     out = {m: list(tps) for m, tps in kept.items()}
     load = {m: _sum(weight, tps) for m, tps in out.items()}
     count = {m: len(tps) for m, tps in out.items()}
@@ -59,8 +163,8 @@ def hand_out(
     items = sorted((-weight[tp], tp.topic, tp.partition, tp, i)
                    for i, pool in enumerate(pools) for tp in pool.partitions)
     n_parts = sum(count.values()) + len(items)
-    total_w = sum(load.values()) - sum(it[0] for it in items)
-    mean = total_w / n_parts if n_parts else 0.0
+    total_w = _sum(weight, [tp for tps in out.values() for tp in tps]
+                   + [it[3] for it in items])
     # Per pool a heap of (load, count, member); loads only grow, so an entry whose key is
     # out of date is pushed again with the current one when it surfaces.
     heaps = [[(load[m], count[m], m) for m in sorted(w) if w[m] > 0] for w in want]
@@ -71,7 +175,7 @@ def hand_out(
         left = want[i]
         owner = prev.get(tp)
         if owner is not None and left.get(owner, 0) > 0 \
-                and load[owner] + w <= max(total_n[owner] * mean, w):
+                and load[owner] + w <= max(total_n[owner] * total_w / n_parts, w):
             chosen = owner
         else:
             h = heaps[i]

@@ -1,4 +1,8 @@
-"""The rack-optimal flow (its problem is stated in the package docstring), and its lower bound."""
+"""rack-optimal: docs/rack-optimal.md § 4-§ 5 in order, and its lower bound.
+
+``solve``: collapse the instance (§ 4.1, ``collapse``), build and solve the network (§ 4.2,
+``network``), read the flow back to members (§ 4.3-§ 4.4) and decode it (§ 5, ``decode``).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,16 @@ from dataclasses import dataclass, field, replace
 from assignor.base import Result, Withheld
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.cost import Place, fractions, place_of
-from assignor.errors import AssignorError, SolverError
+from assignor.errors import AssignorError
 from assignor.model import Group, Member
-from assignor.optimal.balance import Band, band, member_arcs
-from assignor.optimal.decode import Pool, hand_out, spread
-from assignor.optimal.flow import FlowNetwork
+from assignor.optimal.balance import band
+from assignor.optimal.collapse import Collapsed, collapse
+from assignor.optimal.decode import hand_out, spread, to_members
+from assignor.optimal.network import solve_flow
 from assignor.ownership import previous_owners
 from assignor.withholding import withhold_owned
 
 SCALE = 1000
-_INT_LIMIT = 2**62
 
 
 @dataclass(frozen=True)
@@ -53,191 +57,91 @@ class _Problem:
     prev: Mapping[TopicPartition, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Solution:
+    """An optimal assignment (members in id order, partitions sorted), its cost in the
+    problem's units, and what the network's combined costs held (docs/rack-optimal.md § 4.2):
+    where ``perturbation_bits > 0`` the optimal flow is unique (up to a collision of
+    perturbation sums, likelier with few bits), so the Java core reaches the same answer;
+    with 0 it is optimal but another exact solver may pick another optimum."""
+
+    assignment: dict[str, list[TopicPartition]]
+    cost: float
+    levels_used: int
+    perturbation_bits: int
+    kinds: int
+    arcs: int
+
+
 def solve(pb: _Problem) -> tuple[dict[str, list[TopicPartition]], float]:
     """Optimal assignment and its cost (in the problem's cost units): docs/rack-optimal.md."""
-    members = sorted(pb.members, key=lambda m: m.member_id)
-    ids = [m.member_id for m in members]
-    rack_of = {m.member_id: place_of(pb.cluster, m.rack, m.location) for m in members}
-    cluster_racks = pb.cluster.all_racks()
-    # Exact integer units (§ 2): D x share is 0, D-1 or D, so only the weight is rounded.
-    d = max(len(cluster_racks), 1)
-    move_unit = round(SCALE * pb.move) * d
+    sol = solve_detail(pb)
+    return sol.assignment, sol.cost
 
-    # The leader's rack matters only to members that read from the leader (no rack, or no
-    # follower fetching); otherwise it would only split interchangeable partitions apart.
-    by_leader = any(not place.reads_followers for place in rack_of.values())
 
-    def leader_rack(t: str, p: int) -> str | None:
-        return pb.cluster.leader_rack(t, p) if by_leader else None
+def solve_detail(pb: _Problem) -> Solution:
+    """§ 4-§ 5: collapse, build and solve the network, read it back, decode."""
+    place = {m.member_id: place_of(pb.cluster, m.rack, m.location) for m in pb.members}
+    # The leader's rack matters only to members that read from the leader (§ 4.1).
+    by_leader = any(not pl.reads_followers for pl in place.values())
+    col = collapse(pb.cluster, pb.members, pb.topics, place, pb.prev, by_leader)
+    units = _Units(pb, col)
+    bnd = band(col.members, col.sizes, col.classes)
+    flow = solve_flow(col, bnd, units.of_type, units.move)
+    kept, pools = to_members(col, flow, bnd.lo)
+    out = hand_out(kept, pools, units.weight, pb.prev)
+    subscribed = {m.member_id: frozenset(m.topics) for m in pb.members}
+    spread(out, units.weight, subscribed, units.of_partition, pb.prev)
+    result = {m: sorted(out[m]) for m in col.members}
+    return Solution(result, _cost(pb, col, units, result), flow.levels_used,
+                    flow.perturbation_bits, len(col.kinds), len(flow.flows))
 
-    share_memo: dict[tuple[tuple[str, ...], str | None, Place], float] = {}
 
-    def share(racks: tuple[str, ...], leader: str | None, place: Place) -> float:
-        key = (racks, leader, place)
-        got = share_memo.get(key)
+class _Units:
+    """§ 2's exact integer units: ``round(1000 * a * w) * D * share``, ``D * share`` one of
+    0, D-1, D, so only the weight is rounded; a move adds ``round(1000 * b) * D``."""
+
+    def __init__(self, pb: _Problem, col: Collapsed) -> None:
+        self._pb, self._col = pb, col
+        self._racks = pb.cluster.all_racks()
+        self._d = max(len(self._racks), 1)
+        self.move = round(SCALE * pb.move) * self._d
+        self.weight = {tp: col.types[t].weight for tp, t in col.type_of.items()}
+        self._share: dict[tuple[int, Place], float] = {}
+
+    def share(self, t: int, place: Place) -> float:
+        """The share of type ``t``'s bytes a member at ``place`` reads across racks."""
+        got = self._share.get((t, place))
         if got is None:
-            got = share_memo[key] = fractions(racks, leader, place, cluster_racks)[0]
+            typ = self._col.types[t]
+            got = fractions(typ.racks, typ.leader, place, self._racks)[0]
+            self._share[(t, place)] = got
         return got
 
-    def units(weight: float, racks: tuple[str, ...], leader: str | None, place: Place) -> int:
-        return round(SCALE * pb.traffic * weight) * round(d * share(racks, leader, place))
+    def of_type(self, t: int, place: Place) -> int:
+        """Units of one partition of type ``t`` at ``place``, no move."""
+        weight = round(SCALE * self._pb.traffic * self._col.types[t].weight)
+        return weight * round(self._d * self.share(t, place))
 
-    subs: dict[str, tuple[str, ...]] = {
-        t: tuple(m.member_id for m in members if t in m.topics) for t in pb.topics
-    }
-    classes: dict[tuple[str, ...], list[str]] = {}
-    for t in pb.topics:
-        if subs[t]:
-            classes.setdefault(subs[t], []).append(t)
-    class_keys = sorted(classes, key=lambda k: classes[k][0])
-    sizes = [sum(pb.cluster.partition_count(t) for t in classes[k]) for k in class_keys]
-    bnd = band(ids, sizes, class_keys)
+    def of_partition(self, tp: TopicPartition, member: str) -> int:
+        """Units of ``tp`` on ``member``, the move included (§ 5 step 3 compares these)."""
+        was = self._pb.prev.get(tp)
+        moved = self.move if was is not None and was != member else 0
+        return self.of_type(self._col.type_of[tp], self._col.place[member]) + moved
 
-    # interchangeable partitions: (class, racks, leader rack, weight, previous owner if it
-    # can keep it)
-    groups: dict[tuple[int, tuple[str, ...], str, float, str], list[TopicPartition]] = {}
-    meta: dict[TopicPartition, tuple[tuple[str, ...], str | None]] = {}
-    wt: dict[TopicPartition, float] = {}
-    for ci, key in enumerate(class_keys):
-        for t in classes[key]:
-            for p in range(pb.cluster.partition_count(t)):
-                tp = TopicPartition(t, p)
-                owner = pb.prev.get(tp, "")
-                if owner and owner not in key:
-                    owner = "?"  # had an owner that cannot keep it: any placement is a move
-                racks, lead = pb.cluster.racks(t, p), leader_rack(t, p)
-                w = wt[tp] = pb.cluster.weight(tp)
-                meta[tp] = (racks, lead)
-                gk = (ci, racks, lead or "", w, owner)
-                groups.setdefault(gk, []).append(tp)
-    net = FlowNetwork()
-    sink = net.add_node()
-    node = {m: net.add_node() for m in ids}
-    rack_nodes: dict[tuple[int, Place], int] = {}
-    for ci, key in enumerate(class_keys):
-        for place in sorted({rack_of[m] for m in key}, key=_place_key):
-            rn = net.add_node()
-            rack_nodes[(ci, place)] = rn
-            for m in key:
-                if rack_of[m] == place:
-                    net.add_arc(rn, node[m], sizes[ci], 0)
-    group_keys = sorted(groups, key=lambda k: groups[k][0])
 
-    def unit_cost(gk: tuple[int, tuple[str, ...], str, float, str], place: Place, moves: bool) -> int:
-        _, racks, lead, weight, owner = gk
-        return units(weight, racks, lead or None, place) + (move_unit if owner and moves else 0)
-
-    max_unit = 0
-    for gk in group_keys:
-        ci, owner = gk[0], gk[4]
-        for (cj, rk) in rack_nodes:
-            if cj == ci:
-                max_unit = max(max_unit, unit_cost(gk, rk, True))
-        if owner and owner != "?":
-            max_unit = max(max_unit, unit_cost(gk, rack_of[owner], False))
-    total = sum(sizes)
-    # Ties between optimal flows go to fewer moves (§ 4): costs scaled by P + 1, and an arc
-    # that moves a partition off an owner who could keep it costs one more; where that would
-    # not fit in int64, ties stay unbroken.
-    nodes = net.num_nodes + len(group_keys)
-    scale = total + 1
-    max_arc = max_unit * scale + 1
-    if _too_large(max_arc, total, nodes, bnd):
-        scale, max_arc = 1, max_unit
-        if _too_large(max_arc, total, nodes, bnd):
-            raise SolverError("costs too large to solve exactly: lower traffic_cost or weights")
-    big = max_arc * total + 1
-    arc_tags: list[tuple[int, tuple[int, Place] | str, int]] = []
-    for gi, gk in enumerate(group_keys):
-        ci, owner = gk[0], gk[4]
-        count = len(groups[gk])
-        gn = net.add_node()
-        net.set_supply(gn, count)
-        keeps = bool(owner) and owner != "?"
-        if keeps:
-            cost = unit_cost(gk, rack_of[owner], False) * scale
-            arc_tags.append((net.add_arc(gn, node[owner], count, cost), owner, gi))
-        tie = 1 if keeps and scale > 1 else 0
-        for (cj, rk), rn in sorted(rack_nodes.items(),
-                                   key=lambda kv: (kv[0][0], _place_key(kv[0][1]))):
-            if cj != ci:
-                continue
-            cost = unit_cost(gk, rk, True) * scale + tie
-            arc_tags.append((net.add_arc(gn, rn, count, cost), (cj, rk), gi))
-    member_arcs(net, node, sink, bnd, big)
-    net.set_supply(sink, -(total - bnd.lo * len(ids)))
-    sol = net.solve()
-
-    # decode (§ 5): direct arcs to previous owners, then each pool, heaviest first
-    kept: dict[str, list[TopicPartition]] = {m: [] for m in ids}
-    pooled: dict[tuple[int, Place], list[TopicPartition]] = {}
-    taken = [0] * len(group_keys)
-    for arc, dest, gi in arc_tags:
-        f = sol.flow(arc)
-        if not f:
-            continue
-        chunk = groups[group_keys[gi]][taken[gi] : taken[gi] + f]
-        taken[gi] += f
-        if isinstance(dest, str):
-            kept[dest].extend(chunk)
-        else:
-            pooled.setdefault(dest, []).extend(chunk)
-    counts = _rack_flows(sol, net, rack_nodes, node)
-    pools = [Pool(pooled[k], counts.get(k, {}))
-             for k in sorted(pooled, key=lambda k: (k[0], _place_key(k[1])))]
-    out = hand_out(kept, pools, wt, pb.prev)
-
-    def unit(tp: TopicPartition, member: str) -> int:
-        was = pb.prev.get(tp)
-        racks, lead = meta[tp]
-        return (units(wt[tp], racks, lead, rack_of[member])
-                + (move_unit if was is not None and was != member else 0))
-
-    subscribed = {m.member_id: frozenset(m.topics) for m in members}
-    spread(out, wt, subscribed, unit, pb.prev)
-
-    # The cost is summed from the decoded assignment, unrounded, in (member, partition) order.
-    total_cost = 0.0
-    result = {m: sorted(out[m]) for m in ids}
-    for m in ids:
-        place = rack_of[m]
+def _cost(pb: _Problem, col: Collapsed, units: _Units,
+          result: Mapping[str, Sequence[TopicPartition]]) -> float:
+    """The cost is summed from the decoded assignment, unrounded, in (member, partition) order."""
+    total = 0.0
+    for m in col.members:
+        place = col.place[m]
         for tp in result[m]:
-            racks, lead = meta[tp]
-            total_cost += pb.traffic * wt[tp] * share(racks, lead, place)
+            total += pb.traffic * units.weight[tp] * units.share(col.type_of[tp], place)
     if pb.prev:
-        total_cost += pb.move * sum(
-            1 for m in ids for tp in result[m] if pb.prev.get(tp, m) != m)
-    return result, round(total_cost, 9)
-
-
-def _too_large(max_arc: int, parts: int, nodes: int, bnd: Band) -> bool:
-    """Whether potentials and costs could overflow OR-Tools' int64 (the Java core's bound)."""
-    if bnd.uniform:
-        return max_arc * (parts + nodes + 1) >= _INT_LIMIT
-    big = max_arc * parts + 1
-    return big * (2 * bnd.hi + 1) * (nodes + 1) >= _INT_LIMIT
-
-
-def _place_key(place: Place) -> tuple[str, bool, str]:
-    """Sort key of a place: racks by name, the unknown place first (as "" sorted before)."""
-    return (place.location or "", place.reads_followers, place.source or "")
-
-
-def _rack_flows(
-    sol: object,
-    net: FlowNetwork,
-    rack_nodes: Mapping[tuple[int, Place], int],
-    node: Mapping[str, int],
-) -> dict[tuple[int, Place], dict[str, int]]:
-    by_node = {v: k for k, v in rack_nodes.items()}
-    member_of = {v: k for k, v in node.items()}
-    flows = sol.flows  # type: ignore[attr-defined]
-    out: dict[tuple[int, Place], dict[str, int]] = {}
-    for arc in range(net.num_arcs):
-        tail, head = net.arc_ends(arc)
-        if tail in by_node and flows[arc]:
-            out.setdefault(by_node[tail], {})[member_of[head]] = int(flows[arc])
-    return out
+        total += pb.move * sum(
+            1 for m in col.members for tp in result[m] if pb.prev.get(tp, m) != m)
+    return round(total, 9)
 
 
 def assign_rack_optimal(group: Group, config: OptimalConfig | None = None) -> Result:

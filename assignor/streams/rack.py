@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
-from assignor.streams.lexflow import LexNetwork
+from assignor.optimal.lexflow import LexNetwork
 from assignor.streams.model import AssignmentConfig, TaskSet
 from assignor.streams.state import ClientState
 from protocol.streams import TaskId

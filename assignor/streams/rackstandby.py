@@ -22,7 +22,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 
-from assignor.streams.lexflow import LexNetwork
+from assignor.optimal.lexflow import LexNetwork
 from assignor.streams.rack import RackContext
 from assignor.streams.standby import tag_class
 from assignor.streams.state import ClientState

@@ -11,8 +11,8 @@ import pytest
 
 from assignor.cluster import TopicPartition
 from assignor.errors import AssignorError
+from assignor.optimal.lexflow import LexNetwork, perturbation
 from assignor.scenario.streams import parse_inputs
-from assignor.streams.lexflow import LexNetwork, perturbation
 from assignor.streams.model import process_sort_key
 from assignor.streams.run import run
 from bench.streams_gen import generate

@@ -56,8 +56,8 @@ def test_new_cells_are_not_smoke_and_ids_are_unique() -> None:
     ids = [c.id for c in all_cells]
     assert len(ids) == len(set(ids))
     smoke = {c.id for c in all_cells if c.smoke}
-    assert smoke == {"kip848-java-broker4.1.2-client4.1.2", "kip848-java-broker4.4.0-client4.4.0",
-                     "classic-java-broker4.4.0-client3.5.2"}
+    # make test's share of the matrix: the newest broker only (its testbed starts once)
+    assert smoke == {"kip848-java-broker4.4.0-client4.4.0", "classic-java-broker4.4.0-client3.5.2"}
     for kind in ("follower-rdkafka", "agent"):
         assert any(c.kind == kind for c in all_cells)
     assert {c.client for c in all_cells if c.kind == "follower-rdkafka"} == set(RDKAFKA_CLIENTS)

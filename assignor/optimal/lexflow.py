@@ -1,4 +1,5 @@
-"""Lexicographic min-cost flow for the Streams optimisers (docs/streams-assignor.md § 6).
+"""Lexicographic min-cost flow, shared by the Streams optimisers (docs/streams-assignor.md § 6)
+and rack-optimal (docs/rack-optimal.md § 4.2).
 
 Each arc carries a tuple of integer levels, most important first: the step's cost, then the
 tie-breaks (standby tie, moves), and last a *perturbation* ``perturbation(arc id)`` that
@@ -11,8 +12,10 @@ level can outweigh one unit of a higher one. The combination must fit: with ``M`
 largest combined arc cost and ``S`` the sum of ``cap * cost`` over arcs, both
 ``M * (nodes + 1)`` and ``S`` stay below 2**60 (OR-Tools' cost scaling and the JVM solver's
 distances stay in 64 bits). Tried in order: every level with a perturbation of 32, 24, 16,
-12, 8, then 4 bits; then without the perturbation, dropping levels from the lowest. If the cost
-alone does not fit, the weights are too large to solve exactly.
+12, 8, then 4 bits; then without the perturbation, dropping levels from the lowest, down to
+the ``keep`` most important ones (Streams: 1, its cost; rack-optimal: 2, balance and cost,
+since its balance level is all zero under uniform subscriptions). If those do not fit, the
+weights are too large to solve exactly.
 
 Example: two arcs of equal cost (10, 0) but perturbations 3 and 7 combine to 10 * s + 3
 and 10 * s + 7: the first wins, whatever the solver.
@@ -26,6 +29,8 @@ from assignor.errors import AssignorError
 from assignor.optimal.flow import FlowNetwork, FlowSolution
 
 LIMIT = 1 << 60
+TOO_LARGE = ("rack-aware costs too large to solve exactly (weights x traffic_cost x "
+             "partitions reach 2**60): scale the weights down")
 
 
 BITS = (32, 24, 16, 12, 8, 4)
@@ -35,25 +40,38 @@ def perturbation(arc: int, bits: int = 32) -> int:
     """The last level of arc ``arc`` (its creation index): 1 .. 2**bits, the top ``bits``
     bits of MurmurHash3's 32-bit finaliser of ``arc + 1``. A non-linear mix: with a linear
     one (``arc * constant``) two swaps between arcs the same distance apart tie exactly."""
-    x = (arc + 1) & 0xFFFFFFFF
+    return 1 + (_fmix32(arc + 1) >> (32 - bits))
+
+
+def _fmix32(x: int) -> int:
+    """MurmurHash3's 32-bit finaliser."""
+    x &= 0xFFFFFFFF
     x ^= x >> 16
     x = (x * 0x85EBCA6B) & 0xFFFFFFFF
     x ^= x >> 13
     x = (x * 0xC2B2AE35) & 0xFFFFFFFF
     x ^= x >> 16
-    return 1 + (x >> (32 - bits))
+    return x
 
 
 class LexNetwork:
-    """A FlowNetwork whose arcs cost tuples of levels (the perturbation is appended)."""
+    """A FlowNetwork whose arcs cost tuples of levels (the perturbation is appended).
 
-    def __init__(self) -> None:
+    ``keep``: how many leading levels must fit (never dropped); ``error``: what is raised
+    when they do not. After :meth:`solve`, ``levels_used`` and ``perturbation_bits`` (0: no
+    perturbation) say what the combined costs held.
+    """
+
+    def __init__(self, *, keep: int = 1, error: AssignorError | None = None) -> None:
+        self._keep = keep
+        self._error = error or AssignorError(TOO_LARGE)
         self._nodes = 0
         self._tails: list[int] = []
         self._heads: list[int] = []
         self._caps: list[int] = []
         self._levels: list[tuple[int, ...]] = []
         self._supply: dict[int, int] = {}
+        self._mix: list[int] = []
         self.levels_used = 0
         self.perturbation_bits = 0
 
@@ -68,6 +86,10 @@ class LexNetwork:
     def num_arcs(self) -> int:
         return len(self._tails)
 
+    def arc(self, arc: int) -> tuple[int, int, int, tuple[int, ...]]:
+        """(tail, head, capacity, levels) of an arc, as built (the perturbation not included)."""
+        return self._tails[arc], self._heads[arc], self._caps[arc], self._levels[arc]
+
     def add_arc(self, tail: int, head: int, capacity: int, levels: Sequence[int]) -> int:
         arc = len(self._tails)
         self._tails.append(tail)
@@ -77,40 +99,49 @@ class LexNetwork:
         return arc
 
     def _combine(self, used: int, bits: int) -> list[int] | None:
-        """Combined costs of the first ``used`` levels, plus the perturbation when ``bits``."""
-        rows = [
-            (*lv[:used], perturbation(arc, bits)) if bits else tuple(lv[:used])
-            for arc, lv in enumerate(self._levels)
-        ]
-        width = len(rows[0]) if rows else 0
-        scales = [1] * width
-        for i in range(1, width):
-            scales[i] = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
-        out = []
-        for lv in rows:
-            cost = 0
-            for i in range(width):
-                cost = cost * scales[i] + lv[i]
-            out.append(cost)
+        """Combined costs of the first ``used`` levels, plus the perturbation when ``bits``;
+        None when they do not fit."""
+        out = self._levels_combined(used)
+        if bits:
+            hs = [1 + (x >> (32 - bits)) for x in self._mixes()]
+            scale = 1 + sum(c * h for c, h in zip(self._caps, hs, strict=True))
+            # every combined cost is at least its levels' times ``scale``: reject early
+            if max(out, default=0) * scale * (self._nodes + 1) >= LIMIT:
+                return None
+            out = [cost * scale + h for cost, h in zip(out, hs, strict=True)]
         top = max(out, default=0)
         total = sum(c * w for c, w in zip(self._caps, out, strict=True))
         if top * (self._nodes + 1) >= LIMIT or total >= LIMIT:
             return None
         return out
 
+    def _levels_combined(self, used: int) -> list[int]:
+        """The first ``used`` levels as one integer per arc: level ``i >= 1`` scaled by
+        ``1 + sum(cap * level_i)``."""
+        rows = [lv[:used] for lv in self._levels]
+        out = [lv[0] if lv else 0 for lv in rows]
+        for i in range(1, used):
+            scale = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
+            out = [cost * scale + lv[i] for cost, lv in zip(out, rows, strict=True)]
+        return out
+
+    def _mixes(self) -> list[int]:
+        """The finaliser of ``arc + 1`` for every arc (computed once)."""
+        if len(self._mix) != len(self._levels):
+            self._mix = [_fmix32(arc + 1) for arc in range(len(self._levels))]
+        return self._mix
+
     def solve(self) -> FlowSolution:
         width = max((len(lv) for lv in self._levels), default=1)
-        tries = [(width, bits) for bits in BITS] + [(used, 0) for used in range(width, 0, -1)]
+        tries = [(width, bits) for bits in BITS]
+        tries += [(used, 0) for used in range(width, min(self._keep, width) - 1, -1) if used]
         for used, bits in tries:
             costs = self._combine(used, bits)
             if costs is not None:
                 self.levels_used, self.perturbation_bits = used, bits
                 break
         else:
-            raise AssignorError(
-                "rack-aware costs too large to solve exactly (weights x traffic_cost x "
-                "partitions reach 2**60): scale the weights down"
-            )
+            raise self._error
         net = FlowNetwork()
         for _ in range(self._nodes):
             net.add_node()
