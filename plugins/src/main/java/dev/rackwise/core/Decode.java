@@ -106,6 +106,14 @@ final class Decode {
             pooled += i;
         }
 
+        // § 5.2: a member's load starts as its kept partitions summed in (topic, partition) order.
+        Arrays.fill(load, 0.0);
+        for (int p = 0; p < in.parts; p++) {
+            if (owner[p] >= 0) {
+                load[owner[p]] += in.pWeight[p];
+            }
+        }
+
         // § 4.3.2-3: loads, and per member how many it takes from each pool (slots).
         int slots = 0;
         for (int k = 0; k < net.kinds; k++) {
@@ -418,6 +426,20 @@ final class Decode {
         at[m] = i;
     }
 
+    /**
+     * § 5.3: a member's load, its weights summed in (topic, partition) order (partition
+     * indices are in that order), never updated by adding and subtracting: both languages
+     * then hold the same doubles. Sorts the first {@code size} entries of {@code held}.
+     */
+    private static double resum(Instance in, int[] held, int size) {
+        Arrays.sort(held, 0, size);
+        double total = 0.0;
+        for (int i = 0; i < size; i++) {
+            total += in.pWeight[held[i]];
+        }
+        return total;
+    }
+
     /** Removes p from the first {@code size} entries of {@code held} (order does not matter). */
     private static void remove(int[] held, int size, int p) {
         for (int i = 0; i < size; i++) {
@@ -439,8 +461,11 @@ final class Decode {
             held[m] = new int[size[m]];
             size[m] = 0;
         }
+        // § 5.3: loads summed afresh in (topic, partition) order, here and after every move.
+        Arrays.fill(load, 0.0);
         for (int p = 0; p < in.parts; p++) {
             held[owner[p]][size[owner[p]]++] = p;
+            load[owner[p]] += in.pWeight[p];
         }
         // Members by (load, id), kept sorted: a swap changes two loads, so two insertion steps.
         Integer[] boxed = new Integer[n];
@@ -511,22 +536,20 @@ final class Decode {
                         }
                     }
                     if (shift) {
-                        load[a] -= wp;
-                        load[b] += wp;
                         owner[p] = b;
                         remove(held[a], size[a]--, p);
                         if (size[b] == held[b].length) {
                             held[b] = Arrays.copyOf(held[b], 2 * held[b].length + 1);
                         }
                         held[b][size[b]++] = p;
+                        load[a] = resum(in, held[a], size[a]);
+                        load[b] = resum(in, held[b], size[b]);
                         resort(byLoad, at, load, a);
                         resort(byLoad, at, load, b);
                         swapped = true;
                         break search;
                     }
                     if (best >= 0) {
-                        load[a] = load[a] - wp + in.pWeight[best];
-                        load[b] = load[b] + wp - in.pWeight[best];
                         owner[p] = b;
                         owner[best] = a;
                         held[b][bestAt] = p;
@@ -536,6 +559,8 @@ final class Decode {
                                 break;
                             }
                         }
+                        load[a] = resum(in, held[a], size[a]);
+                        load[b] = resum(in, held[b], size[b]);
                         resort(byLoad, at, load, a);
                         resort(byLoad, at, load, b);
                         swapped = true;

@@ -44,6 +44,9 @@ public final class LexFlow {
     private int levelsUsed;
 
     private boolean anyOptimum;
+    private int keep = 1;
+    private String refusal = "rack-aware costs too large to solve exactly (weights x "
+            + "traffic_cost x partitions reach 2^60): scale the weights down";
 
     /**
      * Without the perturbation, take the fast solver's optimum too (by default the primal-dual
@@ -53,6 +56,18 @@ public final class LexFlow {
      */
     public LexFlow anyOptimum() {
         anyOptimum = true;
+        return this;
+    }
+
+    /**
+     * Never drops below the first {@code levels} levels (Python's {@code LexNetwork(keep=...)}):
+     * when those do not fit without the perturbation, {@link #solve()} refuses with
+     * {@code message}. The rack core keeps 2, (balance, cost) (docs/rack-optimal.md § 4.2);
+     * the task core 1, its cost.
+     */
+    public LexFlow keep(int levels, String message) {
+        keep = Math.max(1, levels);
+        refusal = message;
         return this;
     }
 
@@ -138,6 +153,21 @@ public final class LexFlow {
         return arcs++;
     }
 
+    /** Arc {@code a} as built: {tail, head, capacity, level 0, level 1, ...} (no perturbation). */
+    public long[] arc(int a) {
+        long[] out = new long[3 + width];
+        out[0] = tail[a];
+        out[1] = head[a];
+        out[2] = cap[a];
+        System.arraycopy(levels, a * width, out, 3, width);
+        return out;
+    }
+
+    /** Node {@code v}'s supply (negative: a demand). */
+    public long supply(int v) {
+        return supply[v];
+    }
+
     public int nodeCount() {
         return nodes;
     }
@@ -208,14 +238,13 @@ public final class LexFlow {
             }
         }
         boolean unique = costs != null;
-        for (int used = width; used >= 1 && costs == null; used--) {
+        for (int used = width; used >= Math.min(keep, width) && costs == null; used--) {
             costs = combine(used, 0);
             bitsUsed = 0;
             levelsUsed = used;
         }
         if (costs == null) {
-            throw refuse.apply("rack-aware costs too large to solve exactly (weights x "
-                    + "traffic_cost x partitions reach 2^60): scale the weights down");
+            throw refuse.apply(refusal);
         }
         if (unique || anyOptimum) {
             // A unique optimum: any exact solver ends on it, so take the fast one.

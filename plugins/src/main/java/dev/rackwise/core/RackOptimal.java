@@ -47,7 +47,8 @@ public final class RackOptimal {
 
     /** The collapsed network of § 4.1-4.2, with what the decode needs to read its flow. */
     static final class Network {
-        final LexFlow flow = new LexFlow().anyOptimum();
+        final LexFlow flow = new LexFlow().anyOptimum()
+                .keep(2, "costs too large to solve exactly: lower traffic_cost or weights");
         final Balance band;
         int kinds;
         /** Per kind: its members (ascending), its place, its floor lo. */
