@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -110,11 +111,32 @@ final class Instance {
             byLeader |= !ms.readsFollowers();
         }
 
-        // Subscribed topics, sorted; a topic's subscribers (ascending member indices) name its class.
-        Map<String, IntList> subs = new HashMap<>();
+        // Members with the same topic set form a group (groups by their first member): most
+        // groups have few subscriptions and many members, so the classes are built over the
+        // groups and members of a group share one class array (§ 7: O(N + Σ over groups)).
+        Map<Set<String>, Integer> groupIndex = new HashMap<>();
+        List<Set<String>> groupTopics = new ArrayList<>();
+        List<IntList> groupMembers = new ArrayList<>();
+        int[] memberGroup = new int[n];
         for (int m = 0; m < n; m++) {
-            for (String t : members.get(m).topics()) {
-                subs.computeIfAbsent(t, k -> new IntList()).add(m);
+            Set<String> ts = members.get(m).topics();
+            Integer g = groupIndex.get(ts);
+            if (g == null) {
+                g = groupTopics.size();
+                groupIndex.put(ts, g);
+                groupTopics.add(ts);
+                groupMembers.add(new IntList());
+            }
+            memberGroup[m] = g;
+            groupMembers.get(g).add(m);
+        }
+        int groups = groupTopics.size();
+        // Subscribed topics, sorted; a topic's subscribing groups (ascending) name its class
+        // (groups are disjoint, so the same groups is the same subscribers).
+        Map<String, IntList> subs = new HashMap<>();
+        for (int g = 0; g < groups; g++) {
+            for (String t : groupTopics.get(g)) {
+                subs.computeIfAbsent(t, k -> new IntList()).add(g);
             }
         }
         topicNames = subs.keySet().toArray(new String[0]);
@@ -143,23 +165,40 @@ final class Instance {
             }
             topicStart[t + 1] = (int) total;
         }
-        classMembers = classList.toArray(new int[0][]);
+        int classes = classList.size();
         classSize = sizes.toArray();
-        int[] memberClassCount = new int[n];
-        for (int[] cm : classMembers) {
-            for (int m : cm) {
-                memberClassCount[m]++;
+        // Per class its members (ascending): its groups' members merged.
+        classMembers = new int[classes][];
+        IntList[] groupClasses = new IntList[groups];
+        for (int g = 0; g < groups; g++) {
+            groupClasses[g] = new IntList();
+        }
+        for (int c = 0; c < classes; c++) {
+            int[] gs = classList.get(c);
+            int size = 0;
+            for (int g : gs) {
+                size += groupMembers.get(g).size;
+                groupClasses[g].add(c);
             }
+            int[] ms = new int[size];
+            int at = 0;
+            for (int g : gs) {
+                System.arraycopy(groupMembers.get(g).a, 0, ms, at, groupMembers.get(g).size);
+                at += groupMembers.get(g).size;
+            }
+            if (gs.length > 1) {
+                Arrays.sort(ms);
+            }
+            classMembers[c] = ms;
+        }
+        // Per member its classes (ascending), one array per group, shared (read-only).
+        int[][] byGroup = new int[groups][];
+        for (int g = 0; g < groups; g++) {
+            byGroup[g] = groupClasses[g].toArray();
         }
         memberClasses = new int[n][];
         for (int m = 0; m < n; m++) {
-            memberClasses[m] = new int[memberClassCount[m]];
-            memberClassCount[m] = 0;
-        }
-        for (int c = 0; c < classMembers.length; c++) {
-            for (int m : classMembers[c]) {
-                memberClasses[m][memberClassCount[m]++] = c;
-            }
+            memberClasses[m] = byGroup[memberGroup[m]];
         }
 
         parts = (int) total;
@@ -175,12 +214,25 @@ final class Instance {
         for (int t = 0; t < topicNames.length; t++) {
             topicIndex.put(topicNames[t], t);
         }
-        for (Map.Entry<TopicPartition, String> e : pb.previousOwners().entrySet()) {
-            Integer t = topicIndex.get(e.getKey().topic());
-            int k = e.getKey().partition();
-            if (t != null && k < topicStart[t + 1] - topicStart[t]) {
-                Integer om = memberIndex.get(e.getValue());
-                pOwner[topicStart[t] + k] = om == null ? LOST_OWNER : om;
+        for (Map.Entry<String, String[]> e : pb.ownerArrays().entrySet()) {
+            Integer t = topicIndex.get(e.getKey());
+            if (t == null) {
+                continue;
+            }
+            String[] owners = e.getValue();
+            int count = Math.min(owners.length, topicStart[t + 1] - topicStart[t]);
+            String last = null;
+            int lastIndex = LOST_OWNER;
+            for (int k = 0; k < count; k++) {
+                String o = owners[k];
+                if (o != null) {
+                    if (!o.equals(last)) { // runs of one owner are common: one lookup per run
+                        Integer om = memberIndex.get(o);
+                        last = o;
+                        lastIndex = om == null ? LOST_OWNER : om;
+                    }
+                    pOwner[topicStart[t] + k] = lastIndex;
+                }
             }
         }
         // Types: replica-rack sets and leader racks as ints, so type keys hash no strings.

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.rackwise.core.MemberSpec;
 import dev.rackwise.core.PartitionSpec;
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
@@ -61,6 +62,7 @@ public final class BrokerProblem {
         // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
         // is a base64 encoding, and members x topics plus every owned partition asked for it.
         Map<Uuid, String> present = new HashMap<>();
+        Map<Set<String>, List<String>> sortedRacks = new HashMap<>();
         for (Uuid id : subscribed) {
             int count = topics.numPartitions(id);
             if (count < 0) {
@@ -72,8 +74,12 @@ public final class BrokerProblem {
             List<PartitionSpec> parts = new ArrayList<>(count);
             for (int p = 0; p < count; p++) {
                 Set<String> replicaRacks = topics.racksForPartition(id, p);
-                racks.addAll(replicaRacks);
-                List<String> sorted = sorted(replicaRacks);
+                List<String> sorted = sortedRacks.get(replicaRacks);
+                if (sorted == null) { // once per distinct set: a few for a whole cluster
+                    sorted = sorted(replicaRacks);
+                    sortedRacks.put(Set.copyOf(replicaRacks), sorted);
+                    racks.addAll(replicaRacks);
+                }
                 String leader = name == null ? null : advice.leaderRack(name, p);
                 double weight = name == null ? 1.0 : advice.weight(name, p);
                 parts.add(new PartitionSpec(sorted, leader, weight));
@@ -81,21 +87,27 @@ public final class BrokerProblem {
             b.topic(key, parts);
         }
         b.racks(racks);
+        // One topic set per distinct subscription, shared by its members (most groups have a
+        // few subscriptions and many members): built and sorted once, not once per member.
+        Map<Set<Uuid>, Set<String>> topicSets = new HashMap<>();
         for (String m : spec.memberIds()) {
             MemberSubscription sub = spec.memberSubscription(m);
             String rack = sub.rackId().filter(r -> !r.isEmpty()).orElse(null);
-            List<String> mine = new ArrayList<>();
-            for (Uuid id : sub.subscribedTopicIds()) {
-                String key = present.get(id);
-                if (key != null) {
-                    mine.add(key);
+            Set<String> mine = topicSets.computeIfAbsent(sub.subscribedTopicIds(), ids -> {
+                List<String> keys = new ArrayList<>(ids.size());
+                for (Uuid id : ids) {
+                    String key = present.get(id);
+                    if (key != null) {
+                        keys.add(key);
+                    }
                 }
-            }
+                return MemberSpec.topicSet(keys);
+            });
             b.member(m, rack, followerFetching && rack != null, mine);
         }
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
-        // Owners go in per topic as arrays, then to the builder in (topic, partition) order.
-        Map<String, String[]> owner = new java.util.TreeMap<>();
+        // Owners go in per topic as arrays, then to the builder a topic at a time.
+        Map<String, String[]> owner = new HashMap<>();
         for (String m : spec.memberIds()) {
             for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
                 String key = present.get(e.getKey());
@@ -111,13 +123,7 @@ public final class BrokerProblem {
                 }
             }
         }
-        owner.forEach((key, owners) -> {
-            for (int p = 0; p < owners.length; p++) {
-                if (owners[p] != null) {
-                    b.previousOwner(key, p, owners[p]);
-                }
-            }
-        });
+        owner.forEach(b::previousOwners);
         return b.build();
     }
 
@@ -141,9 +147,20 @@ public final class BrokerProblem {
         Map<String, MemberAssignment> out = new HashMap<>();
         for (String m : spec.memberIds()) {
             Map<Uuid, Set<Integer>> parts = new HashMap<>();
-            for (TopicPartition tp : solution.assignment().getOrDefault(m, List.of())) {
-                Uuid id = ids.computeIfAbsent(tp.topic(), Uuid::fromString);
-                parts.computeIfAbsent(id, k -> new HashSet<>()).add(tp.partition());
+            List<TopicPartition> mine = solution.assignment().getOrDefault(m, List.of());
+            // (topic, partition) order: one topic lookup per run of a topic's partitions
+            for (int i = 0, n = mine.size(); i < n;) {
+                String topic = mine.get(i).topic();
+                int j = i + 1;
+                while (j < n && mine.get(j).topic().equals(topic)) {
+                    j++;
+                }
+                Set<Integer> set = new HashSet<>(Math.max(4, (int) ((j - i) / 0.75f) + 1));
+                for (int k = i; k < j; k++) {
+                    set.add(mine.get(k).partition());
+                }
+                parts.put(ids.computeIfAbsent(topic, Uuid::fromString), set);
+                i = j;
             }
             out.put(m, new TargetAssignment(parts));
         }
