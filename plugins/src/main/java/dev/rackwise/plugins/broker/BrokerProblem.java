@@ -3,6 +3,7 @@ package dev.rackwise.plugins.broker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,9 +55,26 @@ public final class BrokerProblem {
     public static Problem of(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
                              AdviceView advice, GroupCosts costs, boolean followerFetching) {
         Problem.Builder b = Problem.builder().costs(costs.trafficCost(), costs.nonOverlapCost());
+        // Members by their subscription: each distinct topic-id set once (canonical instance),
+        // so the per-member work is one hash lookup, not one insert per subscribed topic.
+        int n = spec.memberIds().size();
+        String[] memberIds = new String[n];
+        MemberSubscription[] subs = new MemberSubscription[n];
+        Set<Uuid>[] canon = newSetArray(n);
+        Map<Set<Uuid>, Set<Uuid>> distinct = new HashMap<>();
         Set<Uuid> subscribed = new HashSet<>();
+        int i = 0;
         for (String m : spec.memberIds()) {
-            subscribed.addAll(spec.memberSubscription(m).subscribedTopicIds());
+            MemberSubscription sub = spec.memberSubscription(m);
+            Set<Uuid> ids = sub.subscribedTopicIds();
+            Set<Uuid> c = distinct.putIfAbsent(ids, ids);
+            if (c == null) {
+                c = ids;
+                subscribed.addAll(ids);
+            }
+            memberIds[i] = m;
+            subs[i] = sub;
+            canon[i++] = c;
         }
         Set<String> racks = new TreeSet<>();
         // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
@@ -89,11 +107,12 @@ public final class BrokerProblem {
         b.racks(racks);
         // One topic set per distinct subscription, shared by its members (most groups have a
         // few subscriptions and many members): built and sorted once, not once per member.
-        Map<Set<Uuid>, Set<String>> topicSets = new HashMap<>();
-        for (String m : spec.memberIds()) {
-            MemberSubscription sub = spec.memberSubscription(m);
+        Map<Set<Uuid>, Set<String>> topicSets = new IdentityHashMap<>();
+        for (int k = 0; k < n; k++) {
+            String m = memberIds[k];
+            MemberSubscription sub = subs[k];
             String rack = sub.rackId().filter(r -> !r.isEmpty()).orElse(null);
-            Set<String> mine = topicSets.computeIfAbsent(sub.subscribedTopicIds(), ids -> {
+            Set<String> mine = topicSets.computeIfAbsent(canon[k], ids -> {
                 List<String> keys = new ArrayList<>(ids.size());
                 for (Uuid id : ids) {
                     String key = present.get(id);
@@ -127,6 +146,11 @@ public final class BrokerProblem {
         return b.build();
     }
 
+    @SuppressWarnings("unchecked")
+    private static Set<Uuid>[] newSetArray(int n) {
+        return (Set<Uuid>[]) new Set<?>[n];
+    }
+
     /** A partition's replica racks, sorted (a set of one or two needs no TreeSet). */
     private static List<String> sorted(Set<String> racks) {
         if (racks.size() <= 1) {
@@ -155,11 +179,11 @@ public final class BrokerProblem {
                 while (j < n && mine.get(j).topic().equals(topic)) {
                     j++;
                 }
-                Set<Integer> set = new HashSet<>(Math.max(4, (int) ((j - i) / 0.75f) + 1));
+                int[] ps = new int[j - i];
                 for (int k = i; k < j; k++) {
-                    set.add(mine.get(k).partition());
+                    ps[k - i] = mine.get(k).partition();
                 }
-                parts.put(ids.computeIfAbsent(topic, Uuid::fromString), set);
+                parts.put(ids.computeIfAbsent(topic, Uuid::fromString), new PartitionSet(ps));
                 i = j;
             }
             out.put(m, new TargetAssignment(parts));
