@@ -237,6 +237,7 @@ final class Instance {
         }
         // Types: replica-rack sets and leader racks as ints, so type keys hash no strings.
         Map<List<String>, Integer> racksOf = new HashMap<>();
+        Map<List<String>, Integer> sameRacks = new java.util.IdentityHashMap<>();
         Ids<List<String>> racksIds = new Ids<>();
         Ids<String> leaderIds = new Ids<>();
         Map<TypeKey, Integer> typeIndex = new HashMap<>();
@@ -268,10 +269,14 @@ final class Instance {
                     ownedCount[o + 1]++;
                 }
                 List<String> rr = s.replicaRacks();
-                Integer racksKey = racksOf.get(rr);
+                Integer racksKey = sameRacks.get(rr); // adapters share one list per rack set
                 if (racksKey == null) {
-                    racksKey = racksIds.of(List.copyOf(new TreeSet<>(rr)));
-                    racksOf.put(rr, racksKey);
+                    racksKey = racksOf.get(rr);
+                    if (racksKey == null) {
+                        racksKey = racksIds.of(List.copyOf(new TreeSet<>(rr)));
+                        racksOf.put(rr, racksKey);
+                    }
+                    sameRacks.put(rr, racksKey);
                 }
                 int leaderKey = byLeader && s.leaderRack() != null ? leaderIds.of(s.leaderRack()) : -1;
                 TypeKey tk = new TypeKey(c, racksKey, leaderKey, Double.doubleToLongBits(w));
