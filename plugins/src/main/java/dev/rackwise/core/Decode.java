@@ -255,14 +255,14 @@ final class Decode {
         for (int m = 0; m < n; m++) {
             start[m + 1] += start[m];
         }
-        TopicPartition[] all = new TopicPartition[in.parts];
+        int[] all = new int[in.parts];
         int[] put = Arrays.copyOf(start, n);
         double cost = 0;
         long objective = 0;
         int moved = 0;
         for (int p = 0; p < in.parts; p++) {
             int m = owner[p];
-            all[put[m]++] = in.tp(p); // partition indices are in (topic, partition) order
+            all[put[m]++] = p; // partition indices are in (topic, partition) order
             cost += in.trafficCost(p, m);
             objective += in.unit(p, m);
             if (in.pOwner[p] != Instance.NO_OWNER && in.pOwner[p] != m) {
@@ -271,9 +271,8 @@ final class Decode {
         }
         cost += in.beta * moved;
         SortedMap<String, List<TopicPartition>> out = new TreeMap<>();
-        List<TopicPartition> view = Arrays.asList(all);
         for (int m = 0; m < n; m++) {
-            out.put(in.memberIds[m], Collections.unmodifiableList(view.subList(start[m], start[m + 1])));
+            out.put(in.memberIds[m], new PartitionList(in.topicNames, in.pTopic, in.pNum, all, start[m], start[m + 1]));
         }
         return new Solution(Collections.unmodifiableSortedMap(out), cost, objective, moved,
                 f.bitsUsed(), f.levelsUsed());

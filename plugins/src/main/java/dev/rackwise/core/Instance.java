@@ -276,7 +276,9 @@ final class Instance {
                         racksKey = racksIds.of(List.copyOf(new TreeSet<>(rr)));
                         racksOf.put(rr, racksKey);
                     }
-                    sameRacks.put(rr, racksKey);
+                    if (sameRacks.size() < 1024) { // adapters that share lists need a few
+                        sameRacks.put(rr, racksKey);
+                    }
                 }
                 int leaderKey = byLeader && s.leaderRack() != null ? leaderIds.of(s.leaderRack()) : -1;
                 TypeKey tk = new TypeKey(c, racksKey, leaderKey, Double.doubleToLongBits(w));

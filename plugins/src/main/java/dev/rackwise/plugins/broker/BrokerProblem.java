@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import dev.rackwise.core.MemberSpec;
+import dev.rackwise.core.PartitionList;
 import dev.rackwise.core.PartitionSpec;
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
@@ -62,15 +63,20 @@ public final class BrokerProblem {
         MemberSubscription[] subs = new MemberSubscription[n];
         Set<Uuid>[] canon = newSetArray(n);
         Map<Set<Uuid>, Set<Uuid>> distinct = new HashMap<>();
+        Map<Set<Uuid>, Set<Uuid>> seen = new IdentityHashMap<>();
         Set<Uuid> subscribed = new HashSet<>();
         int i = 0;
         for (String m : spec.memberIds()) {
             MemberSubscription sub = spec.memberSubscription(m);
             Set<Uuid> ids = sub.subscribedTopicIds();
-            Set<Uuid> c = distinct.putIfAbsent(ids, ids);
+            Set<Uuid> c = seen.get(ids); // the same instance: no hashing of its topics
             if (c == null) {
-                c = ids;
-                subscribed.addAll(ids);
+                c = distinct.putIfAbsent(ids, ids);
+                if (c == null) {
+                    c = ids;
+                    subscribed.addAll(ids);
+                }
+                seen.put(ids, c);
             }
             memberIds[i] = m;
             subs[i] = sub;
@@ -146,6 +152,26 @@ public final class BrokerProblem {
         return b.build();
     }
 
+    /** One member's partitions by topic id; (topic, partition) order, so a topic is one run. */
+    private static Map<Uuid, Set<Integer>> partitions(List<TopicPartition> mine, Map<String, Uuid> ids) {
+        Map<Uuid, Set<Integer>> parts = new HashMap<>();
+        PartitionList fast = mine instanceof PartitionList pl ? pl : null;
+        for (int i = 0, n = mine.size(); i < n;) {
+            String topic = fast != null ? fast.topic(i) : mine.get(i).topic();
+            int j = i + 1;
+            while (j < n && (fast != null ? fast.topic(j) : mine.get(j).topic()).equals(topic)) {
+                j++;
+            }
+            int[] ps = new int[j - i];
+            for (int k = i; k < j; k++) {
+                ps[k - i] = fast != null ? fast.partition(k) : mine.get(k).partition();
+            }
+            parts.put(ids.computeIfAbsent(topic, Uuid::fromString), new PartitionSet(ps));
+            i = j;
+        }
+        return parts;
+    }
+
     @SuppressWarnings("unchecked")
     private static Set<Uuid>[] newSetArray(int n) {
         return (Set<Uuid>[]) new Set<?>[n];
@@ -169,24 +195,13 @@ public final class BrokerProblem {
     public static GroupAssignment assignment(GroupSpec spec, Solution solution) {
         Map<String, Uuid> ids = new HashMap<>();
         Map<String, MemberAssignment> out = new HashMap<>();
+        // The solution (of this spec's problem) lists exactly the spec's members, in id order:
+        // walk it once, no lookup per member.
+        for (Map.Entry<String, List<TopicPartition>> e : solution.assignment().entrySet()) {
+            out.put(e.getKey(), new TargetAssignment(partitions(e.getValue(), ids)));
+        }
         for (String m : spec.memberIds()) {
-            Map<Uuid, Set<Integer>> parts = new HashMap<>();
-            List<TopicPartition> mine = solution.assignment().getOrDefault(m, List.of());
-            // (topic, partition) order: one topic lookup per run of a topic's partitions
-            for (int i = 0, n = mine.size(); i < n;) {
-                String topic = mine.get(i).topic();
-                int j = i + 1;
-                while (j < n && mine.get(j).topic().equals(topic)) {
-                    j++;
-                }
-                int[] ps = new int[j - i];
-                for (int k = i; k < j; k++) {
-                    ps[k - i] = mine.get(k).partition();
-                }
-                parts.put(ids.computeIfAbsent(topic, Uuid::fromString), new PartitionSet(ps));
-                i = j;
-            }
-            out.put(m, new TargetAssignment(parts));
+            out.computeIfAbsent(m, k -> new TargetAssignment(new HashMap<>()));
         }
         return new GroupAssignment(out);
     }
