@@ -20,109 +20,249 @@ final class Decode {
     private Decode() {
     }
 
-    static Solution decode(Instance in, MinCostFlow net, RackOptimal.Pools pool,
-                           long[] directCount, long[][] poolCount, int[][] poolIds) {
+    static Solution decode(Instance in, RackOptimal.Network net) {
         int n = in.n;
+        LexFlow f = net.flow;
         int[] owner = new int[in.parts];
         Arrays.fill(owner, -1);
         double[] load = new double[n];
         int[] count = new int[n];
-        long[] given = new long[n];
+        int[] kept = new int[n];
         int[] poolOfPart = new int[in.parts];
         Arrays.fill(poolOfPart, -1);
         int pooled = 0;
 
-        // 1. Kept: the first partitions of a node go to its previous owner, the rest to pools.
-        for (int g = 0; g < in.groups; g++) {
-            int[] ps = in.gParts[g];
-            int taken = 0;
-            if (directCount[g] > 0) {
-                long f = directCount[g];
-                int m = in.gOwner[g];
-                for (int i = 0; i < f; i++) {
-                    give(in, ps[taken++], m, owner, load, count);
-                }
-                given[m] += f;
-            }
-            for (int j = 0; j < poolCount[g].length; j++) {
-                long f = poolCount[g][j];
-                for (int i = 0; i < f; i++) {
-                    poolOfPart[ps[taken++]] = poolIds[g][j];
-                    pooled++;
-                }
-            }
-        }
-        int pools = pool.node.length;
-        int[][] left = new int[pools][];
-        for (int k = 0; k < pools; k++) {
-            left[k] = new int[pool.members[k].length];
-            for (int i = 0; i < left[k].length; i++) {
-                left[k][i] = (int) net.flow(pool.arcs[k][i]);
-                given[pool.members[k][i]] += left[k][i];
-            }
-        }
-        double totalWeight = 0;
+        // Partitions of each (type, none) supply, in (topic, partition) order.
+        int[] noneStart = new int[in.types + 1];
         for (int p = 0; p < in.parts; p++) {
-            totalWeight += in.pWeight[p];
+            if (in.pKeeper[p] < 0) {
+                noneStart[in.pType[p] + 1]++;
+            }
+        }
+        for (int t = 0; t < in.types; t++) {
+            noneStart[t + 1] += noneStart[t];
+        }
+        int[] noneParts = new int[noneStart[in.types]];
+        int[] fill = Arrays.copyOf(noneStart, in.types);
+        for (int p = 0; p < in.parts; p++) {
+            if (in.pKeeper[p] < 0) {
+                noneParts[fill[in.pType[p]]++] = p;
+            }
         }
 
-        // 2. Pools, heaviest first.
-        Integer[] order = new Integer[pooled];
-        int o = 0;
+        // § 4.3.1 and § 4.4: kept partitions, and the rest of each supply to its pools.
+        int[] ptr = Arrays.copyOf(in.ownedStart, n);
+        int[] rest = new int[16];
+        for (int s = 0; s < net.supplies; s++) {
+            int t = net.supplyType[s];
+            int k = net.supplyKind[s];
+            int size = 0;
+            if (k < 0) {
+                int from = noneStart[t];
+                size = noneStart[t + 1] - from;
+                if (rest.length < size) {
+                    rest = new int[size];
+                }
+                System.arraycopy(noneParts, from, rest, 0, size);
+            }
+            if (k >= 0) {
+                int[] ms = net.kindMembers[k];
+                int kn = ms.length;
+                long keep = f.flow(net.keepArc[s]);
+                int q = (int) (keep / kn);
+                int r = (int) (keep % kn);
+                int cursor = cursors(net)[k];
+                for (int i = 0; i < kn; i++) {
+                    int m = ms[i];
+                    int give = q + (Math.floorMod(i - cursor, kn) < r ? 1 : 0);
+                    int j = ptr[m];
+                    int end = in.ownedStart[m + 1];
+                    while (j < end && in.pType[in.owned[j]] == t) {
+                        if (give > 0) {
+                            give(in, in.owned[j], m, owner, load, count);
+                            kept[m]++;
+                            give--;
+                        } else {
+                            if (size == rest.length) {
+                                rest = Arrays.copyOf(rest, 2 * size);
+                            }
+                            rest[size++] = in.owned[j];
+                        }
+                        j++;
+                    }
+                    ptr[m] = j;
+                }
+                cursors(net)[k] = (cursor + r) % kn;
+                Arrays.sort(rest, 0, size);
+            }
+            int i = 0;
+            int[] cp = net.classPools[in.tClass[t]];
+            for (int a = 0; a < cp.length; a++) {
+                long fl = f.flow(net.supplyPoolArcs[s][a]);
+                for (long u = 0; u < fl; u++) {
+                    poolOfPart[rest[i++]] = cp[a];
+                }
+            }
+            pooled += i;
+        }
+
+        // § 5.2: a member's load starts as its kept partitions summed in (topic, partition) order.
+        Arrays.fill(load, 0.0);
         for (int p = 0; p < in.parts; p++) {
-            if (poolOfPart[p] >= 0) {
-                order[o++] = p;
+            if (owner[p] >= 0) {
+                load[owner[p]] += in.pWeight[p];
             }
         }
-        Arrays.sort(order, (x, y) -> {
-            int c = Double.compare(in.pWeight[y], in.pWeight[x]);
-            return c != 0 ? c : Integer.compare(x, y);
-        });
+
+        // § 4.3.2-3: loads, and per member how many it takes from each pool (slots).
+        int slots = 0;
+        for (int k = 0; k < net.kinds; k++) {
+            slots += net.kindMembers[k].length * net.kindPools[k].length;
+        }
+        int[] slotMember = new int[slots];
+        int[] slotPool = new int[slots];
+        int[] slotLeft = new int[slots];
+        int[] memberTotal = new int[n];
+        slots = 0;
+        for (int k = 0; k < net.kinds; k++) {
+            int[] ms = net.kindMembers[k];
+            int kn = ms.length;
+            long total = (long) kn * net.band.lo;
+            for (int arc : net.kindSinkArcs[k]) {
+                total += f.flow(arc);
+            }
+            int base = (int) (total / kn);
+            int extra = (int) (total % kn);
+            int maxKept = 0;
+            for (int m : ms) {
+                maxKept = Math.max(maxKept, kept[m]);
+            }
+            long[] order = new long[kn];
+            for (int i = 0; i < kn; i++) {
+                order[i] = ((long) (maxKept - kept[ms[i]]) << 32) | i;
+            }
+            if (extra > 0) {
+                Arrays.sort(order);
+            }
+            int[] need = new int[kn];
+            for (int i = 0; i < kn; i++) {
+                int at = (int) order[i];
+                int l = base + (i < extra ? 1 : 0);
+                memberTotal[ms[at]] = l;
+                need[at] = l - kept[ms[at]];
+            }
+            int at = 0;
+            for (int j = 0; j < net.kindPools[k].length; j++) {
+                long fl = f.flow(net.kindPoolArcs[k][j]);
+                while (fl > 0) {
+                    while (need[at] == 0) {
+                        at++;
+                    }
+                    int take = (int) Math.min(fl, need[at]);
+                    need[at] -= take;
+                    fl -= take;
+                    slotMember[slots] = ms[at];
+                    slotPool[slots] = net.kindPools[k][j];
+                    slotLeft[slots++] = take;
+                }
+            }
+        }
+        // Per member, its slot per class (members take from one pool per class): -1 if none.
+        int[] classOffset = new int[n + 1];
+        for (int m = 0; m < n; m++) {
+            classOffset[m + 1] = classOffset[m] + in.memberClasses[m].length;
+        }
+        int[] slotOf = new int[classOffset[n]];
+        Arrays.fill(slotOf, -1);
+        for (int x = 0; x < slots; x++) {
+            int m = slotMember[x];
+            slotOf[classOffset[m] + Arrays.binarySearch(in.memberClasses[m], net.poolClass[slotPool[x]])] = x;
+        }
+
+        // § 5.2: pooled partitions heaviest first, then (topic, partition).
+        int[] order = new int[pooled];
+        if (in.sameWeights) {
+            int o = 0;
+            for (int p = 0; p < in.parts; p++) {
+                if (poolOfPart[p] >= 0) {
+                    order[o++] = p;
+                }
+            }
+        } else {
+            heaviestFirst(in, poolOfPart, order);
+        }
+        Heap[] heaps = new Heap[net.pools];
+        for (int x = 0; x < slots; x++) {
+            int k = slotPool[x];
+            if (heaps[k] == null) {
+                heaps[k] = new Heap();
+            }
+            heaps[k].push(0.0, 0, slotMember[x], x);
+        }
+        double totalWeight = in.totalWeight;
         for (int p : order) {
             int k = poolOfPart[p];
-            int[] ms = pool.members[k];
             double w = in.pWeight[p];
             int prev = in.pOwner[p];
             int pick = -1;
-            if (prev >= 0) {
-                int i = Arrays.binarySearch(ms, prev); // pool members are sorted by index
-                if (i >= 0 && left[k][i] > 0) {
-                    double fair = given[prev] * totalWeight / in.parts;
+            if (prev >= 0 && in.placeOf[prev] == net.poolPlace[k]) {
+                int i = Arrays.binarySearch(in.memberClasses[prev], net.poolClass[k]);
+                int x = i < 0 ? -1 : slotOf[classOffset[prev] + i];
+                if (x >= 0 && slotLeft[x] > 0) {
+                    double fair = memberTotal[prev] * totalWeight / in.parts;
                     if (load[prev] + w <= Math.max(fair, w)) {
-                        pick = i;
+                        pick = x;
                     }
                 }
             }
             if (pick < 0) {
-                for (int i = 0; i < ms.length; i++) {
-                    if (left[k][i] == 0) {
-                        continue;
-                    }
-                    if (pick < 0 || load[ms[i]] < load[ms[pick]]
-                            || load[ms[i]] == load[ms[pick]] && count[ms[i]] < count[ms[pick]]) {
-                        pick = i;
+                Heap h = heaps[k];
+                while (true) {
+                    int x = h.slot[0];
+                    int m = h.member[0];
+                    if (slotLeft[x] == 0) {
+                        h.pop();
+                    } else if (h.load[0] != load[m] || h.count[0] != count[m]) {
+                        h.pop();
+                        h.push(load[m], count[m], m, x);
+                    } else {
+                        h.pop();
+                        pick = x;
+                        break;
                     }
                 }
+                int m = slotMember[pick];
+                slotLeft[pick]--;
+                give(in, p, m, owner, load, count);
+                if (slotLeft[pick] > 0) {
+                    h.push(load[m], count[m], m, pick);
+                }
+            } else {
+                slotLeft[pick]--;
+                give(in, p, prev, owner, load, count);
             }
-            left[k][pick]--;
-            give(in, p, ms[pick], owner, load, count);
         }
 
-        // 3. Shifts and swaps: cost-neutral moves that lower the busiest member's load.
-        if (!sameWeights(in)) {
+        // § 5.3: shifts and swaps, cost-neutral moves that lower the busiest member's load.
+        if (!in.sameWeights) {
             swaps(in, owner, load);
         }
 
-        List<List<Integer>> lists = new ArrayList<>();
-        for (int m = 0; m < n; m++) {
-            lists.add(new ArrayList<>());
+        int[] start = new int[n + 1];
+        for (int p = 0; p < in.parts; p++) {
+            start[owner[p] + 1]++;
         }
+        for (int m = 0; m < n; m++) {
+            start[m + 1] += start[m];
+        }
+        int[] all = new int[in.parts];
+        int[] put = Arrays.copyOf(start, n);
         double cost = 0;
         long objective = 0;
         int moved = 0;
         for (int p = 0; p < in.parts; p++) {
             int m = owner[p];
-            lists.get(m).add(p);
+            all[put[m]++] = p; // partition indices are in (topic, partition) order
             cost += in.trafficCost(p, m);
             objective += in.unit(p, m);
             if (in.pOwner[p] != Instance.NO_OWNER && in.pOwner[p] != m) {
@@ -132,13 +272,128 @@ final class Decode {
         cost += in.beta * moved;
         SortedMap<String, List<TopicPartition>> out = new TreeMap<>();
         for (int m = 0; m < n; m++) {
-            List<TopicPartition> tps = new ArrayList<>(lists.get(m).size());
-            for (int p : lists.get(m)) {
-                tps.add(in.tp(p)); // partition indices are in (topic, partition) order
-            }
-            out.put(in.memberIds[m], Collections.unmodifiableList(tps));
+            out.put(in.memberIds[m], new PartitionList(in.topicNames, in.pTopic, in.pNum, all, start[m], start[m + 1]));
         }
-        return new Solution(Collections.unmodifiableSortedMap(out), cost, objective, moved);
+        return new Solution(Collections.unmodifiableSortedMap(out), cost, objective, moved,
+                f.bitsUsed(), f.levelsUsed());
+    }
+
+    /** One cursor per kind for § 4.3.1, going on from type to type. */
+    private static int[] cursors(RackOptimal.Network net) {
+        if (net.cursors == null) {
+            net.cursors = new int[net.kinds];
+        }
+        return net.cursors;
+    }
+
+    /** The pooled partitions by weight descending, then index: a counting sort over the types' weights. */
+    private static void heaviestFirst(Instance in, int[] poolOfPart, int[] order) {
+        double[] weights = new double[in.types];
+        for (int p = 0; p < in.parts; p++) {
+            weights[in.pType[p]] = in.pWeight[p];
+        }
+        double[] distinct = weights.clone();
+        Arrays.sort(distinct);
+        int k = 0;
+        for (int i = 0; i < distinct.length; i++) {
+            if (i == 0 || distinct[i] != distinct[k - 1]) {
+                distinct[k++] = distinct[i];
+            }
+        }
+        int[] rankOfType = new int[in.types];
+        for (int t = 0; t < in.types; t++) {
+            rankOfType[t] = k - 1 - Arrays.binarySearch(distinct, 0, k, weights[t]);
+        }
+        int[] start = new int[k + 1];
+        for (int p = 0; p < in.parts; p++) {
+            if (poolOfPart[p] >= 0) {
+                start[rankOfType[in.pType[p]] + 1]++;
+            }
+        }
+        for (int r = 0; r < k; r++) {
+            start[r + 1] += start[r];
+        }
+        for (int p = 0; p < in.parts; p++) {
+            if (poolOfPart[p] >= 0) {
+                order[start[rankOfType[in.pType[p]]]++] = p;
+            }
+        }
+    }
+
+    /** A min-heap of pool slots keyed (load, count, member) as they were when pushed. */
+    private static final class Heap {
+        double[] load = new double[8];
+        int[] count = new int[8];
+        int[] member = new int[8];
+        int[] slot = new int[8];
+        int size;
+
+        private boolean less(int i, int j) {
+            if (load[i] != load[j]) {
+                return load[i] < load[j];
+            }
+            if (count[i] != count[j]) {
+                return count[i] < count[j];
+            }
+            return member[i] < member[j];
+        }
+
+        private void swap(int i, int j) {
+            double l = load[i];
+            load[i] = load[j];
+            load[j] = l;
+            int c = count[i];
+            count[i] = count[j];
+            count[j] = c;
+            c = member[i];
+            member[i] = member[j];
+            member[j] = c;
+            c = slot[i];
+            slot[i] = slot[j];
+            slot[j] = c;
+        }
+
+        void push(double l, int c, int m, int x) {
+            if (size == load.length) {
+                int cap = size * 2;
+                load = Arrays.copyOf(load, cap);
+                count = Arrays.copyOf(count, cap);
+                member = Arrays.copyOf(member, cap);
+                slot = Arrays.copyOf(slot, cap);
+            }
+            int i = size++;
+            load[i] = l;
+            count[i] = c;
+            member[i] = m;
+            slot[i] = x;
+            while (i > 0 && less(i, (i - 1) >>> 1)) {
+                swap(i, (i - 1) >>> 1);
+                i = (i - 1) >>> 1;
+            }
+        }
+
+        void pop() {
+            size--;
+            if (size > 0) {
+                load[0] = load[size];
+                count[0] = count[size];
+                member[0] = member[size];
+                slot[0] = slot[size];
+                int i = 0;
+                while (true) {
+                    int l = 2 * i + 1;
+                    if (l >= size) {
+                        break;
+                    }
+                    int c = l + 1 < size && less(l + 1, l) ? l + 1 : l;
+                    if (!less(c, i)) {
+                        break;
+                    }
+                    swap(i, c);
+                    i = c;
+                }
+            }
+        }
     }
 
     private static void give(Instance in, int p, int m, int[] owner, double[] load, int[] count) {
@@ -170,13 +425,18 @@ final class Decode {
         at[m] = i;
     }
 
-    private static boolean sameWeights(Instance in) {
-        for (int p = 1; p < in.parts; p++) {
-            if (in.pWeight[p] != in.pWeight[0]) {
-                return false;
-            }
+    /**
+     * § 5.3: a member's load, its weights summed in (topic, partition) order (partition
+     * indices are in that order), never updated by adding and subtracting: both languages
+     * then hold the same doubles. Sorts the first {@code size} entries of {@code held}.
+     */
+    private static double resum(Instance in, int[] held, int size) {
+        Arrays.sort(held, 0, size);
+        double total = 0.0;
+        for (int i = 0; i < size; i++) {
+            total += in.pWeight[held[i]];
         }
-        return true;
+        return total;
     }
 
     /** Removes p from the first {@code size} entries of {@code held} (order does not matter). */
@@ -200,8 +460,11 @@ final class Decode {
             held[m] = new int[size[m]];
             size[m] = 0;
         }
+        // § 5.3: loads summed afresh in (topic, partition) order, here and after every move.
+        Arrays.fill(load, 0.0);
         for (int p = 0; p < in.parts; p++) {
             held[owner[p]][size[owner[p]]++] = p;
+            load[owner[p]] += in.pWeight[p];
         }
         // Members by (load, id), kept sorted: a swap changes two loads, so two insertion steps.
         Integer[] boxed = new Integer[n];
@@ -242,7 +505,7 @@ final class Decode {
                     if (!(load[b] < load[a])) {
                         break;
                     }
-                    if (!in.inClass[in.pClass[p]][b] || in.unit(p, b) != upa) {
+                    if (!in.subscribes(b, in.pClass[p]) || in.unit(p, b) != upa) {
                         continue;
                     }
                     // A shift: b holds one partition fewer, so a and b trade counts.
@@ -253,7 +516,7 @@ final class Decode {
                     for (int i = 0; i < size[b]; i++) {
                         int q = held[b][i];
                         double wq = in.pWeight[q];
-                        if (!(wq < wp) || in.pOwner[q] == b || !in.inClass[in.pClass[q]][a]
+                        if (!(wq < wp) || in.pOwner[q] == b || !in.subscribes(a, in.pClass[q])
                                 || in.unit(q, a) != in.unit(q, b)) {
                             continue;
                         }
@@ -272,22 +535,20 @@ final class Decode {
                         }
                     }
                     if (shift) {
-                        load[a] -= wp;
-                        load[b] += wp;
                         owner[p] = b;
                         remove(held[a], size[a]--, p);
                         if (size[b] == held[b].length) {
                             held[b] = Arrays.copyOf(held[b], 2 * held[b].length + 1);
                         }
                         held[b][size[b]++] = p;
+                        load[a] = resum(in, held[a], size[a]);
+                        load[b] = resum(in, held[b], size[b]);
                         resort(byLoad, at, load, a);
                         resort(byLoad, at, load, b);
                         swapped = true;
                         break search;
                     }
                     if (best >= 0) {
-                        load[a] = load[a] - wp + in.pWeight[best];
-                        load[b] = load[b] + wp - in.pWeight[best];
                         owner[p] = b;
                         owner[best] = a;
                         held[b][bestAt] = p;
@@ -297,6 +558,8 @@ final class Decode {
                                 break;
                             }
                         }
+                        load[a] = resum(in, held[a], size[a]);
+                        load[b] = resum(in, held[b], size[b]);
                         resort(byLoad, at, load, a);
                         resort(byLoad, at, load, b);
                         swapped = true;

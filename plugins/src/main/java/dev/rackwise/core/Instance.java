@@ -6,13 +6,17 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * A {@link Problem} as int ids and primitive arrays, everything in sorted order: members by id,
- * places (unknown first, then by rack, leader readers before follower readers), partitions by
- * (topic, partition), so a partition's index is its (topic, partition) rank. Also the
- * aggregate groups of docs/rack-optimal.md § 4 and the exact integer units of § 2.
+ * places by (rack or "", reads followers), classes by their first topic, partitions by
+ * (topic, partition), so a partition's index is its (topic, partition) rank. Also the types,
+ * kinds and owned partitions of docs/rack-optimal.md § 4.1 and the exact integer units of § 2.
+ *
+ * <p>Classes are built from per-topic subscriber lists ({@code O(S)}, S the subscription
+ * entries), never as a class &times; member table: a member's classes are a sorted int array.
  */
 final class Instance {
     static final int NO_OWNER = -1;
@@ -31,13 +35,13 @@ final class Instance {
     final int n;
     final int[] placeOf;
     final int places;
-    final String[] placeRack;
-    final boolean[] placeFollowers;
 
     final String[] topicNames;
     final int[] classSize;
+    /** Per class, its subscribers (member indices, ascending). */
     final int[][] classMembers;
-    final boolean[][] inClass;
+    /** Per member, the classes it subscribes (ascending): its signature. */
+    final int[][] memberClasses;
 
     final int parts;
     final int[] pTopic;
@@ -46,22 +50,26 @@ final class Instance {
     final int[] pClass;
     /** The raw previous owner: a member index, {@link #NO_OWNER} or {@link #LOST_OWNER}. */
     final int[] pOwner;
-    final int[] pGroup;
+    /** The owner that can keep it (subscribes its topic), else NO_OWNER: "owned" of § 4.1. */
+    final int[] pKeeper;
+    final int[] pType;
+    final boolean sameWeights;
+    final double totalWeight;
 
-    final int groups;
-    final int[] gClass;
-    /** A member index that can keep the group's partitions, or NO_OWNER / LOST_OWNER. */
-    final int[] gOwner;
-    final int[][] gParts;
-    /** round(1000 α w) of the group's weight. */
-    final long[] gTraffic;
-    /** D x share, per group and place: {@code gShare[g * places + place]}. */
-    final int[] gShare;
+    /** Types (§ 4.1), indexed by their first partition. */
+    final int types;
+    final int[] tClass;
+    /** round(1000 α w) of the type's weight. */
+    final long[] tTraffic;
+    /** D x share, per type and place: {@code tShare[t * places + place]}. */
+    final int[] tShare;
+
     /**
-     * Groups that differ only in weight, merged (docs/rack-optimal.md § 4 with the weight left
-     * out): per aggregate, its groups in order of their first partition.
+     * Per member, its owned partitions sorted by (type, partition): {@code owned[ownedStart[m]
+     * .. ownedStart[m + 1])}.
      */
-    final int[][] aggregates;
+    final int[] ownedStart;
+    final int[] owned;
 
     Instance(Problem pb) {
         alpha = pb.trafficCost();
@@ -78,7 +86,7 @@ final class Instance {
         List<MemberSpec> members = pb.members();
         n = members.size();
         memberIds = new String[n];
-        Map<String, Integer> memberIndex = new HashMap<>();
+        Map<String, Integer> memberIndex = new HashMap<>(2 * n + 1);
         TreeSet<PlaceKey> placeSet = new TreeSet<>();
         for (int m = 0; m < n; m++) {
             memberIds[m] = members.get(m).id();
@@ -86,8 +94,8 @@ final class Instance {
             placeSet.add(new PlaceKey(members.get(m).rack(), members.get(m).readsFollowers()));
         }
         places = placeSet.size();
-        placeRack = new String[places];
-        placeFollowers = new boolean[places];
+        String[] placeRack = new String[places];
+        boolean[] placeFollowers = new boolean[places];
         Map<PlaceKey, Integer> placeIndex = new HashMap<>();
         int pi = 0;
         for (PlaceKey k : placeSet) {
@@ -103,45 +111,94 @@ final class Instance {
             byLeader |= !ms.readsFollowers();
         }
 
-        // Subscribed topics, sorted; a topic's subscribers (a sorted member list) name its class.
-        // Hashed, then the names sorted once: a TreeMap paid string compares per subscription.
-        Map<String, List<Integer>> subs = new HashMap<>();
+        // Members with the same topic set form a group (groups by their first member): most
+        // groups have few subscriptions and many members, so the classes are built over the
+        // groups and members of a group share one class array (§ 7: O(N + Σ over groups)).
+        Map<Set<String>, Integer> groupIndex = new HashMap<>();
+        List<Set<String>> groupTopics = new ArrayList<>();
+        List<IntList> groupMembers = new ArrayList<>();
+        int[] memberGroup = new int[n];
         for (int m = 0; m < n; m++) {
-            for (String t : members.get(m).topics()) {
-                subs.computeIfAbsent(t, k -> new ArrayList<>()).add(m);
+            Set<String> ts = members.get(m).topics();
+            Integer g = groupIndex.get(ts);
+            if (g == null) {
+                g = groupTopics.size();
+                groupIndex.put(ts, g);
+                groupTopics.add(ts);
+                groupMembers.add(new IntList());
+            }
+            memberGroup[m] = g;
+            groupMembers.get(g).add(m);
+        }
+        int groups = groupTopics.size();
+        // Subscribed topics, sorted; a topic's subscribing groups (ascending) name its class
+        // (groups are disjoint, so the same groups is the same subscribers).
+        Map<String, IntList> subs = new HashMap<>();
+        for (int g = 0; g < groups; g++) {
+            for (String t : groupTopics.get(g)) {
+                subs.computeIfAbsent(t, k -> new IntList()).add(g);
             }
         }
         topicNames = subs.keySet().toArray(new String[0]);
         Arrays.sort(topicNames);
-        Map<List<Integer>, Integer> classIndex = new HashMap<>();
+        Map<IntList, Integer> classIndex = new HashMap<>();
         List<int[]> classList = new ArrayList<>();
-        List<Integer> sizes = new ArrayList<>();
+        IntList sizes = new IntList();
         int[] topicClass = new int[topicNames.length];
+        int[] topicStart = new int[topicNames.length + 1];
         long total = 0;
         for (int t = 0; t < topicNames.length; t++) {
-            List<Integer> key = subs.get(topicNames[t]);
+            IntList key = subs.get(topicNames[t]);
             Integer c = classIndex.get(key);
             if (c == null) {
                 c = classList.size();
                 classIndex.put(key, c);
-                classList.add(key.stream().mapToInt(Integer::intValue).toArray());
+                classList.add(key.toArray());
                 sizes.add(0);
             }
             topicClass[t] = c;
             int count = pb.topics().getOrDefault(topicNames[t], List.of()).size();
-            sizes.set(c, sizes.get(c) + count);
+            sizes.a[c] += count;
             total += count;
-        }
-        if (total > Integer.MAX_VALUE / 4) {
-            throw new CoreInputException("too many partitions: " + total);
-        }
-        classMembers = classList.toArray(new int[0][]);
-        classSize = sizes.stream().mapToInt(Integer::intValue).toArray();
-        inClass = new boolean[classMembers.length][n];
-        for (int c = 0; c < classMembers.length; c++) {
-            for (int m : classMembers[c]) {
-                inClass[c][m] = true;
+            if (total > Integer.MAX_VALUE / 4) {
+                throw new CoreInputException("too many partitions: " + total);
             }
+            topicStart[t + 1] = (int) total;
+        }
+        int classes = classList.size();
+        classSize = sizes.toArray();
+        // Per class its members (ascending): its groups' members merged.
+        classMembers = new int[classes][];
+        IntList[] groupClasses = new IntList[groups];
+        for (int g = 0; g < groups; g++) {
+            groupClasses[g] = new IntList();
+        }
+        for (int c = 0; c < classes; c++) {
+            int[] gs = classList.get(c);
+            int size = 0;
+            for (int g : gs) {
+                size += groupMembers.get(g).size;
+                groupClasses[g].add(c);
+            }
+            int[] ms = new int[size];
+            int at = 0;
+            for (int g : gs) {
+                System.arraycopy(groupMembers.get(g).a, 0, ms, at, groupMembers.get(g).size);
+                at += groupMembers.get(g).size;
+            }
+            if (gs.length > 1) {
+                Arrays.sort(ms);
+            }
+            classMembers[c] = ms;
+        }
+        // Per member its classes (ascending), one array per group, shared (read-only).
+        int[][] byGroup = new int[groups][];
+        for (int g = 0; g < groups; g++) {
+            byGroup[g] = groupClasses[g].toArray();
+        }
+        memberClasses = new int[n][];
+        for (int m = 0; m < n; m++) {
+            memberClasses[m] = byGroup[memberGroup[m]];
         }
 
         parts = (int) total;
@@ -150,30 +207,45 @@ final class Instance {
         pWeight = new double[parts];
         pClass = new int[parts];
         pOwner = new int[parts];
-        pGroup = new int[parts];
-        // Previous owners by partition index, read in one walk over the map: a TreeMap lookup
-        // per partition (string compares on every level) cost more than the flow itself.
-        int[] topicStart = new int[topicNames.length + 1];
-        Map<String, Integer> topicIndex = new HashMap<>();
+        pKeeper = new int[parts];
+        pType = new int[parts];
+        Arrays.fill(pOwner, NO_OWNER);
+        Map<String, Integer> topicIndex = new HashMap<>(2 * topicNames.length + 1);
         for (int t = 0; t < topicNames.length; t++) {
             topicIndex.put(topicNames[t], t);
-            topicStart[t + 1] = topicStart[t] + pb.topics().getOrDefault(topicNames[t], List.of()).size();
         }
-        String[] previous = new String[parts];
-        for (Map.Entry<TopicPartition, String> e : pb.previousOwners().entrySet()) {
-            Integer t = topicIndex.get(e.getKey().topic());
-            int k = e.getKey().partition();
-            if (t != null && k < topicStart[t + 1] - topicStart[t]) {
-                previous[topicStart[t] + k] = e.getValue();
+        for (Map.Entry<String, String[]> e : pb.ownerArrays().entrySet()) {
+            Integer t = topicIndex.get(e.getKey());
+            if (t == null) {
+                continue;
+            }
+            String[] owners = e.getValue();
+            int count = Math.min(owners.length, topicStart[t + 1] - topicStart[t]);
+            String last = null;
+            int lastIndex = LOST_OWNER;
+            for (int k = 0; k < count; k++) {
+                String o = owners[k];
+                if (o != null) {
+                    if (!o.equals(last)) { // runs of one owner are common: one lookup per run
+                        Integer om = memberIndex.get(o);
+                        last = o;
+                        lastIndex = om == null ? LOST_OWNER : om;
+                    }
+                    pOwner[topicStart[t] + k] = lastIndex;
+                }
             }
         }
-        // One sorted copy per distinct replica-rack list, shared by the group keys that use it.
-        // Replica-rack lists (sorted) and leader racks as ints, so group keys hash no strings.
+        // Types: replica-rack sets and leader racks as ints, so type keys hash no strings.
         Map<List<String>, Integer> racksOf = new HashMap<>();
+        Map<List<String>, Integer> sameRacks = new java.util.IdentityHashMap<>();
         Ids<List<String>> racksIds = new Ids<>();
         Ids<String> leaderIds = new Ids<>();
-        Map<GroupKey, Integer> groupIndex = new HashMap<>();
-        List<GroupKey> keys = new ArrayList<>();
+        Map<TypeKey, Integer> typeIndex = new HashMap<>();
+        List<TypeKey> keys = new ArrayList<>();
+        int[] ownedCount = new int[n + 1];
+        double w0 = 0;
+        boolean same = true;
+        double sum = 0;
         int p = 0;
         for (int t = 0; t < topicNames.length; t++) {
             List<PartitionSpec> specs = pb.topics().getOrDefault(topicNames[t], List.of());
@@ -182,77 +254,88 @@ final class Instance {
                 PartitionSpec s = specs.get(k);
                 pTopic[p] = t;
                 pNum[p] = k;
-                pWeight[p] = s.weight() == 0 ? 0.0 : s.weight(); // -0.0 is 0.0
+                double w = s.weight() == 0 ? 0.0 : s.weight(); // -0.0 is 0.0
+                pWeight[p] = w;
+                sum += w;
+                if (p == 0) {
+                    w0 = w;
+                } else if (w != w0) {
+                    same = false;
+                }
                 pClass[p] = c;
-                String owner = previous[p];
-                Integer om = owner == null ? null : memberIndex.get(owner);
-                pOwner[p] = owner == null ? NO_OWNER : om == null ? LOST_OWNER : om;
-                int keyOwner = pOwner[p] >= 0 && !inClass[c][pOwner[p]] ? LOST_OWNER : pOwner[p];
-                int racksKey = racksOf.computeIfAbsent(s.replicaRacks(), r -> racksIds.of(List.copyOf(new TreeSet<>(r))));
+                int o = pOwner[p];
+                pKeeper[p] = o >= 0 && Arrays.binarySearch(memberClasses[o], c) >= 0 ? o : NO_OWNER;
+                if (pKeeper[p] >= 0) {
+                    ownedCount[o + 1]++;
+                }
+                List<String> rr = s.replicaRacks();
+                Integer racksKey = sameRacks.get(rr); // adapters share one list per rack set
+                if (racksKey == null) {
+                    racksKey = racksOf.get(rr);
+                    if (racksKey == null) {
+                        racksKey = racksIds.of(List.copyOf(new TreeSet<>(rr)));
+                        racksOf.put(rr, racksKey);
+                    }
+                    if (sameRacks.size() < 1024) { // adapters that share lists need a few
+                        sameRacks.put(rr, racksKey);
+                    }
+                }
                 int leaderKey = byLeader && s.leaderRack() != null ? leaderIds.of(s.leaderRack()) : -1;
-                GroupKey gk = new GroupKey(c, racksKey, leaderKey, Double.doubleToLongBits(pWeight[p]), keyOwner);
-                Integer g = groupIndex.get(gk);
+                TypeKey tk = new TypeKey(c, racksKey, leaderKey, Double.doubleToLongBits(w));
+                Integer g = typeIndex.get(tk);
                 if (g == null) {
                     g = keys.size();
-                    groupIndex.put(gk, g);
-                    keys.add(gk);
+                    typeIndex.put(tk, g);
+                    keys.add(tk);
                 }
-                pGroup[p] = g;
+                pType[p] = g;
             }
         }
-        groups = keys.size();
-        gClass = new int[groups];
-        gOwner = new int[groups];
-        gParts = new int[groups][];
-        gTraffic = new long[groups];
-        gShare = new int[groups * places];
-        Map<GroupKey, List<Integer>> merged = new java.util.LinkedHashMap<>();
-        for (int g = 0; g < groups; g++) {
-            GroupKey k = keys.get(g);
-            merged.computeIfAbsent(new GroupKey(k.cls, k.racks, k.leader, 0, k.owner), x -> new ArrayList<>()).add(g);
-        }
-        aggregates = new int[merged.size()][];
-        int ai = 0;
-        for (List<Integer> gs : merged.values()) {
-            aggregates[ai++] = gs.stream().mapToInt(Integer::intValue).toArray();
-        }
-        fillParts(gParts, pGroup);
-        for (int g = 0; g < groups; g++) {
-            GroupKey k = keys.get(g);
-            gClass[g] = k.cls;
-            gOwner[g] = k.owner;
+        sameWeights = same;
+        totalWeight = sum;
+        types = keys.size();
+        tClass = new int[types];
+        tTraffic = new long[types];
+        tShare = new int[types * places];
+        Map<Long, int[]> shares = new HashMap<>();
+        for (int g = 0; g < types; g++) {
+            TypeKey k = keys.get(g);
+            tClass[g] = k.cls;
             double w = Double.longBitsToDouble(k.weightBits);
             double units = Math.rint(1000 * alpha * w) * d;
             if (units >= 0x1p62) {
                 throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
             }
-            gTraffic[g] = (long) Math.rint(1000 * alpha * w);
+            tTraffic[g] = (long) Math.rint(1000 * alpha * w);
+            // The shares depend on the replica and leader racks alone.
+            int[] row = shares.computeIfAbsent(((long) k.racks << 32) | (k.leader & 0xFFFFFFFFL), x -> {
+                int[] r = new int[places];
+                for (int q = 0; q < places; q++) {
+                    r[q] = shareUnits(racksIds.value(k.racks), k.leader < 0 ? null : leaderIds.value(k.leader),
+                            placeRack[q], placeFollowers[q], clusterRacks);
+                }
+                return r;
+            });
+            System.arraycopy(row, 0, tShare, g * places, places);
         }
-        // The shares depend on the replica and leader racks alone, which an aggregate's groups share.
-        for (int[] gs : aggregates) {
-            GroupKey k = keys.get(gs[0]);
-            for (int q = 0; q < places; q++) {
-                gShare[gs[0] * places + q] = shareUnits(racksIds.value(k.racks), k.leader < 0 ? null : leaderIds.value(k.leader),
-                        placeRack[q], placeFollowers[q], clusterRacks);
+        // Owned partitions per member, by (type, partition).
+        for (int m = 0; m < n; m++) {
+            ownedCount[m + 1] += ownedCount[m];
+        }
+        ownedStart = ownedCount;
+        int[] fill = Arrays.copyOf(ownedStart, n);
+        long[] byType = new long[ownedStart[n]];
+        for (int q = 0; q < parts; q++) {
+            if (pKeeper[q] >= 0) {
+                byType[fill[pKeeper[q]]++] = ((long) pType[q] << 32) | q;
             }
-            for (int i = 1; i < gs.length; i++) {
-                System.arraycopy(gShare, gs[0] * places, gShare, gs[i] * places, places);
-            }
         }
-    }
-
-    /** Per group, its partitions in index order. */
-    private static void fillParts(int[][] gParts, int[] pGroup) {
-        int[] size = new int[gParts.length];
-        for (int g : pGroup) {
-            size[g]++;
+        owned = new int[byType.length];
+        for (int m = 0; m < n; m++) {
+            Arrays.sort(byType, ownedStart[m], ownedStart[m + 1]);
         }
-        for (int g = 0; g < gParts.length; g++) {
-            gParts[g] = new int[size[g]];
-            size[g] = 0;
-        }
-        for (int p = 0; p < pGroup.length; p++) {
-            gParts[pGroup[p]][size[pGroup[p]]++] = p;
+        for (int i = 0; i < byType.length; i++) {
+            owned[i] = (int) byType[i];
         }
     }
 
@@ -270,16 +353,25 @@ final class Instance {
         return cluster.contains(leader) ? d - 1 : d;
     }
 
+    /** The traffic units of a partition of type t read at place q (no move). */
+    long typeUnit(int t, int q) {
+        return tTraffic[t] * tShare[t * places + q];
+    }
+
     /** unit(p, m) of docs/rack-optimal.md § 2. */
     long unit(int p, int m) {
-        int g = pGroup[p];
-        long u = gTraffic[g] * gShare[g * places + placeOf[m]];
+        long u = typeUnit(pType[p], placeOf[m]);
         return pOwner[p] != NO_OWNER && pOwner[p] != m ? u + moveUnit : u;
+    }
+
+    /** Whether member m subscribes class c. */
+    boolean subscribes(int m, int c) {
+        return Arrays.binarySearch(memberClasses[m], c) >= 0;
     }
 
     /** The unrounded traffic cost of giving p to m: α w share. */
     double trafficCost(int p, int m) {
-        int s = gShare[pGroup[p] * places + placeOf[m]];
+        int s = tShare[pType[p] * places + placeOf[m]];
         return s == 0 ? 0.0 : alpha * pWeight[p] * s / d;
     }
 
@@ -300,8 +392,39 @@ final class Instance {
         }
     }
 
-    /** A group: class, replica racks and leader rack (ids, -1: none), weight and owner; weight 0 for an aggregate. */
-    private record GroupKey(int cls, int racks, int leader, long weightBits, int owner) {
+    /** A type: class, replica racks and leader rack (ids, -1: none), weight. */
+    private record TypeKey(int cls, int racks, int leader, long weightBits) {
+    }
+
+    /** A growable int list, hashed by content (a class's subscribers, a kind's key). */
+    static final class IntList {
+        int[] a = new int[4];
+        int size;
+
+        void add(int v) {
+            if (size == a.length) {
+                a = Arrays.copyOf(a, size * 2);
+            }
+            a[size++] = v;
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(a, size);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof IntList l && Arrays.equals(a, 0, size, l.a, 0, l.size);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = 1;
+            for (int i = 0; i < size; i++) {
+                h = 31 * h + a[i];
+            }
+            return h;
+        }
     }
 
     /** Dense ids for values, in order of first sight. */

@@ -1,6 +1,5 @@
 package dev.rackwise.core;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -10,16 +9,17 @@ import java.util.List;
  */
 public record PartitionSpec(List<String> replicaRacks, String leaderRack, double weight) {
     public PartitionSpec {
-        List<String> racks = new ArrayList<>();
-        if (replicaRacks != null) {
+        if (replicaRacks == null) {
+            replicaRacks = List.of();
+        } else {
             for (String r : replicaRacks) {
                 if (r == null) {
                     throw new CoreInputException("a replica rack is null: leave out replicas whose broker has no rack");
                 }
-                racks.add(r);
             }
+            // An unmodifiable list (an adapter's one list per distinct rack set) is not copied.
+            replicaRacks = List.copyOf(replicaRacks);
         }
-        replicaRacks = List.copyOf(racks);
         if (!(weight >= 0) || Double.isInfinite(weight)) {
             throw new CoreInputException("a partition weight must be finite and >= 0, got " + weight);
         }

@@ -1,10 +1,13 @@
 package dev.rackwise.core;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -27,17 +30,20 @@ public final class Problem {
     private final double moveCost;
     private final List<MemberSpec> members;
     private final SortedMap<String, List<PartitionSpec>> topics;
-    private final SortedMap<TopicPartition, String> previousOwners;
+    /** Per topic, the previous owner of each partition (null: none), as the builder took them. */
+    private final Map<String, String[]> owners;
+    private volatile SortedMap<TopicPartition, String> previousOwners;
 
     private Problem(Builder b) {
         this.racks = List.copyOf(new TreeSet<>(b.racks));
         this.trafficCost = b.trafficCost;
         this.moveCost = b.moveCost;
         this.members = List.copyOf(b.members.values());
-        SortedMap<String, List<PartitionSpec>> t = new TreeMap<>();
-        b.topics.forEach((k, v) -> t.put(k, List.copyOf(v)));
-        this.topics = Collections.unmodifiableSortedMap(t);
-        this.previousOwners = Collections.unmodifiableSortedMap(new TreeMap<>(b.previousOwners));
+        // The builder's lists are copies already (Builder.topic).
+        this.topics = Collections.unmodifiableSortedMap(new TreeMap<>(b.topics));
+        Map<String, String[]> o = new HashMap<>(2 * b.owners.size() + 1);
+        b.owners.forEach((k, v) -> o.put(k, v.clone()));
+        this.owners = o;
     }
 
     public static Builder builder() {
@@ -74,7 +80,25 @@ public final class Problem {
      * a partition moves wherever it goes.
      */
     public SortedMap<TopicPartition, String> previousOwners() {
-        return previousOwners;
+        SortedMap<TopicPartition, String> out = previousOwners;
+        if (out == null) { // built on first use: the core reads ownerArrays()
+            SortedMap<TopicPartition, String> m = new TreeMap<>();
+            owners.forEach((t, a) -> {
+                for (int p = 0; p < a.length; p++) {
+                    if (a[p] != null) {
+                        m.put(new TopicPartition(t, p), a[p]);
+                    }
+                }
+            });
+            out = Collections.unmodifiableSortedMap(m);
+            previousOwners = out;
+        }
+        return out;
+    }
+
+    /** Per topic, its partitions' previous owners by partition (null: none; read-only). */
+    Map<String, String[]> ownerArrays() {
+        return owners;
     }
 
     /** Collects a problem; {@link #build()} checks it. Not thread-safe; the Problem is. */
@@ -84,7 +108,7 @@ public final class Problem {
         private double moveCost = 1.0;
         private final Map<String, MemberSpec> members = new TreeMap<>();
         private final Map<String, List<PartitionSpec>> topics = new TreeMap<>();
-        private final Map<TopicPartition, String> previousOwners = new TreeMap<>();
+        private final Map<String, String[]> owners = new HashMap<>();
 
         private Builder() {
         }
@@ -127,7 +151,10 @@ public final class Problem {
         }
 
         public Builder member(String id, String rack, boolean readsFollowers, Collection<String> topics) {
-            return member(new MemberSpec(id, rack, readsFollowers, topics == null ? null : new java.util.LinkedHashSet<>(topics)));
+            // A set (the shared one of MemberSpec.topicSet above all) goes in as it is.
+            Set<String> set = topics instanceof Set<String> s ? s
+                    : topics == null ? null : new java.util.LinkedHashSet<>(topics);
+            return member(new MemberSpec(id, rack, readsFollowers, set));
         }
 
         /** A topic's partitions, partition 0 first. */
@@ -157,10 +184,43 @@ public final class Problem {
             if (partition < 0) {
                 throw new CoreInputException("previous owner of " + topic + "-" + partition + ": negative partition");
             }
-            String before = previousOwners.putIfAbsent(new TopicPartition(topic, partition), memberId);
-            if (before != null && !before.equals(memberId)) {
+            String[] a = owners.get(topic);
+            if (a == null || partition >= a.length) {
+                a = a == null ? new String[Math.max(partition + 1, 8)]
+                        : Arrays.copyOf(a, Math.max(partition + 1, 2 * a.length));
+                owners.put(topic, a);
+            }
+            String before = a[partition];
+            if (before == null) {
+                a[partition] = memberId;
+            } else if (!before.equals(memberId)) {
                 throw new CoreInputException(topic + "-" + partition + " has two previous owners: "
                         + before + " and " + memberId);
+            }
+            return this;
+        }
+
+        /**
+         * Every previous owner of {@code topic} at once: {@code ownersByPartition[p]} owned
+         * partition {@code p} (null: none). The same as {@link #previousOwner} per entry.
+         */
+        public Builder previousOwners(String topic, String[] ownersByPartition) {
+            if (topic == null) {
+                throw new CoreInputException("a previous owner needs a topic and a member id");
+            }
+            if (!owners.containsKey(topic)) {
+                for (String m : ownersByPartition) {
+                    if (m != null && m.isEmpty()) {
+                        throw new CoreInputException("a previous owner needs a topic and a member id");
+                    }
+                }
+                owners.put(topic, ownersByPartition.clone());
+                return this;
+            }
+            for (int p = 0; p < ownersByPartition.length; p++) {
+                if (ownersByPartition[p] != null) {
+                    previousOwner(topic, p, ownersByPartition[p]);
+                }
             }
             return this;
         }

@@ -1,14 +1,19 @@
 package dev.rackwise.core;
 
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
 /**
- * The rack-optimal assignment (docs/rack-optimal.md): among the balanced assignments, one of
- * least cost, found exactly as a min-cost flow over aggregate nodes, then decoded to
- * partitions with the byte spread of § 5.
+ * The rack-optimal assignment (docs/rack-optimal.md § 4-5): among the balanced assignments, one
+ * of least cost, then fewest moves, then the one the shared perturbation picks, found as a
+ * min-cost flow over the collapsed network of § 4.2 and decoded to partitions (§ 4.3, 4.4, 5).
  *
- * <p>Network: interchangeable partitions (same class, replica racks, leader rack when some
- * member reads from leaders, weight and previous owner) are one supply node; it flows straight
- * to its previous owner, or to a (class, place) pool feeding every subscriber at that place;
- * members flow to the sink under the balance ({@link Balance}).
+ * <p>Network (nodes: the sink, one per kind, one per pool, one per supply; arcs in exactly the
+ * stated order): kinds drain to the sink above their floors, pools feed the kinds at their place
+ * that subscribe their class, supplies (partitions of one type, with or without an owner kind)
+ * feed their owner kind directly (keep) and every pool of their class. Its size depends on how
+ * many kinds of members and partitions there are, not on how many partitions.
  *
  * <p>Example: members m1 (az1) and m2 (az2) reading followers, topic t with t-0 only in az1
  * and t-1 only in az2: m1 gets t-0, m2 gets t-1, cost 0.
@@ -16,303 +21,355 @@ package dev.rackwise.core;
  * <p>Stateless and thread-safe: each call builds its own arrays.
  */
 public final class RackOptimal {
-    private static final long LIMIT = 1L << 62;
-
     private RackOptimal() {
     }
 
     /** An optimal assignment of {@code problem}; a {@link CoreInputException} says why not. */
     public static Solution solve(Problem problem) {
+        long t0 = System.nanoTime();
         Instance in = new Instance(problem);
+        long t1 = System.nanoTime();
+        Network net = build(in);
+        long t2 = System.nanoTime();
+        net.flow.solve();
+        long t3 = System.nanoTime();
+        Solution s = Decode.decode(in, net);
+        long t4 = System.nanoTime();
+        if (TIMING) {
+            System.err.printf("core: instance %d ms, network %d ms (%d nodes, %d arcs, band %d ms), flow %d ms (bits %d), decode %d ms%n",
+                    (t1 - t0) / 1000000, (t2 - t1) / 1000000, net.flow.nodeCount(), net.flow.arcCount(), net.bandNanos / 1000000,
+                    (t3 - t2) / 1000000, net.flow.bitsUsed(), (t4 - t3) / 1000000);
+        }
+        return s;
+    }
+
+    private static final boolean TIMING = Boolean.getBoolean("rackwise.core.timing");
+
+    /** The collapsed network of § 4.1-4.2, with what the decode needs to read its flow. */
+    static final class Network {
+        final LexFlow flow = new LexFlow().anyOptimum()
+                .keep(2, "costs too large to solve exactly: lower traffic_cost or weights");
+        final Balance band;
+        int kinds;
+        /** Per kind: its members (ascending), its place, its floor lo. */
+        int[][] kindMembers;
+        int[] kindPlace;
+        /** Per kind, its arcs to the sink. */
+        int[][] kindSinkArcs;
+        /** Per kind, its pool arcs (in pool order): the pools and the arcs. */
+        int[][] kindPools;
+        int[][] kindPoolArcs;
+        /** Per kind, its owned supplies in supply order (so type order): supply ids. */
+        int[][] kindSupplies;
+        int pools;
+        int[] poolClass;
+        int[] poolPlace;
+        /** Per (class, place): the pool, or -1. */
+        int[] poolOf;
+        int supplies;
+        int[] supplyType;
+        /** The owner kind, or -1 for (type, none). */
+        int[] supplyKind;
+        long[] supplyUnits;
+        /** The keep arc (owned supplies), else -1. */
+        int[] keepArc;
+        /** The arcs to the pools of the supply's class, in pool order (parallel to classPools). */
+        int[][] supplyPoolArcs;
+        /** Per class, its pools in pool order. */
+        int[][] classPools;
+        /** The decode's § 4.3.1 cursor per kind. */
+        int[] cursors;
+        long bandNanos;
+
+        Network(Balance band) {
+            this.band = band;
+        }
+    }
+
+    static Network build(Instance in) {
+        long b0 = System.nanoTime();
         Balance band = Balance.of(in.n, in.classSize, in.classMembers);
-        MinCostFlow net = new MinCostFlow();
-        int sink = net.addNode();
-        int[] memberNode = new int[in.n];
-        for (int m = 0; m < in.n; m++) {
-            memberNode[m] = net.addNode();
-        }
-        // Pools: (class, place) in that order, each with its members sorted by id.
+        Network net = new Network(band);
+        net.bandNanos = System.nanoTime() - b0;
+        int n = in.n;
         int classes = in.classSize.length;
-        int[] poolOf = new int[classes * in.places];
-        java.util.Arrays.fill(poolOf, -1);
+        int places = in.places;
+
+        // Signatures (the set of classes a member subscribes) as ids.
+        Map<Instance.IntList, Integer> sigIds = new HashMap<>();
+        int[] sigOf = new int[n];
+        for (int m = 0; m < n; m++) {
+            Instance.IntList key = new Instance.IntList();
+            key.a = in.memberClasses[m];
+            key.size = key.a.length;
+            sigOf[m] = sigIds.computeIfAbsent(key, x -> sigIds.size());
+        }
+        // Kinds: (signature, place, profile); members ascending, kinds by their first member.
+        Map<Instance.IntList, Integer> kindIds = new HashMap<>();
+        int[] kindOf = new int[n];
+        int[] kindSize = new int[n];
+        int kinds = 0;
+        for (int m = 0; m < n; m++) {
+            Instance.IntList key = new Instance.IntList();
+            key.add(sigOf[m]);
+            key.add(in.placeOf[m]);
+            int from = in.ownedStart[m];
+            int to = in.ownedStart[m + 1];
+            for (int i = from; i < to; ) {
+                int t = in.pType[in.owned[i]];
+                int j = i;
+                while (j < to && in.pType[in.owned[j]] == t) {
+                    j++;
+                }
+                key.add(t);
+                key.add(j - i);
+                i = j;
+            }
+            Integer k = kindIds.get(key);
+            if (k == null) {
+                k = kinds++;
+                kindIds.put(key, k);
+            }
+            kindOf[m] = k;
+            kindSize[k]++;
+        }
+        net.kinds = kinds;
+        net.kindMembers = new int[kinds][];
+        net.kindPlace = new int[kinds];
+        int[] kindFirst = new int[kinds];
+        for (int k = 0; k < kinds; k++) {
+            net.kindMembers[k] = new int[kindSize[k]];
+            kindSize[k] = 0;
+        }
+        for (int m = n - 1; m >= 0; m--) {
+            kindFirst[kindOf[m]] = m;
+        }
+        for (int m = 0; m < n; m++) {
+            int k = kindOf[m];
+            net.kindMembers[k][kindSize[k]++] = m;
+            net.kindPlace[k] = in.placeOf[m];
+        }
+
+        // Pools: (class, place) where some member of the class sits, in (class, place) order.
+        net.poolOf = new int[classes * places];
+        Arrays.fill(net.poolOf, -1);
         int pools = 0;
+        net.classPools = new int[classes][];
+        boolean[] at = new boolean[places];
         for (int c = 0; c < classes; c++) {
-            for (int m : in.classMembers[c]) {
-                if (poolOf[c * in.places + in.placeOf[m]] < 0) {
-                    poolOf[c * in.places + in.placeOf[m]] = 0;
-                }
-            }
-            for (int q = 0; q < in.places; q++) {
-                if (poolOf[c * in.places + q] == 0) {
-                    poolOf[c * in.places + q] = ++pools;
-                }
-            }
-        }
-        Pools pool = new Pools(pools);
-        for (int c = 0; c < classes; c++) {
-            for (int q = 0; q < in.places; q++) {
-                int k = poolOf[c * in.places + q] - 1;
-                poolOf[c * in.places + q] = k;
-                if (k < 0) {
-                    continue;
-                }
-                pool.cls[k] = c;
-                pool.place[k] = q;
-                pool.node[k] = net.addNode();
-                int size = 0;
-                for (int m : in.classMembers[c]) {
-                    size += in.placeOf[m] == q ? 1 : 0;
-                }
-                pool.members[k] = new int[size];
-                pool.arcs[k] = new int[size];
-                int i = 0;
-                for (int m : in.classMembers[c]) { // class members are sorted by index = by id
-                    if (in.placeOf[m] == q) {
-                        pool.members[k][i] = m;
-                        pool.arcs[k][i++] = net.addArc(pool.node[k], memberNode[m], in.classSize[c], 0);
-                    }
-                }
-            }
-        }
-        long maxUnit = 0;
-        for (int g = 0; g < in.groups; g++) {
-            for (int q = 0; q < in.places; q++) {
-                if (poolOf[in.gClass[g] * in.places + q] >= 0 || in.gOwner[g] >= 0 && in.placeOf[in.gOwner[g]] == q) {
-                    maxUnit = Math.max(maxUnit, in.gTraffic[g] * in.gShare[g * in.places + q]
-                            + (in.gOwner[g] == Instance.NO_OWNER ? 0 : in.moveUnit));
-                }
-            }
-        }
-        // Ties between optimal flows are broken towards fewer moves: every cost is scaled by
-        // P + 1 and an arc that moves a partition away from an owner who could keep it costs
-        // one more. Where the scaled costs would not fit in a long, ties stay unbroken.
-        long nodes = net.nodeCount() + 3L * in.groups + 3L;
-        long scale = in.parts + 1L;
-        long big = big(band, maxUnit * scale + 1, in.parts, nodes);
-        if (big < 0 || maxUnit > LIMIT / scale) {
-            scale = 1;
-            big = big(band, maxUnit, in.parts, nodes);
-        }
-        if (big < 0) {
-            throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
-        }
-        // One node per aggregate (groups that differ only in weight), then a chain of share
-        // levels: every unit leaves at the lowest share, and the arc up to the next level is
-        // convex, its k-th unit the k-th lightest partition's extra traffic, so the lightest
-        // partitions are the ones that read across racks. Destinations hang off their level.
-        int[][] destArc = new int[in.aggregates.length][];
-        int[][] destPool = new int[in.aggregates.length][];
-        int[][] destShare = new int[in.aggregates.length][];
-        int[][] poolIds = new int[in.groups][];
-        for (int ai = 0; ai < in.aggregates.length; ai++) {
-            int[] gs = in.aggregates[ai];
-            int g0 = gs[0];
-            int c = in.gClass[g0];
-            int owner = in.gOwner[g0];
+            Arrays.fill(at, false);
             int count = 0;
-            for (int g : gs) {
-                count += in.gParts[g].length;
+            for (int m : in.classMembers[c]) {
+                if (!at[in.placeOf[m]]) {
+                    at[in.placeOf[m]] = true;
+                    count++;
+                }
             }
-            int ps = 0;
-            for (int q = 0; q < in.places; q++) {
-                ps += poolOf[c * in.places + q] >= 0 ? 1 : 0;
-            }
-            int[] ids = new int[ps];
-            int nd = ps + (owner >= 0 ? 1 : 0);
-            int[] dPool = new int[nd];
-            int[] dShare = new int[nd];
-            int d = 0;
-            if (owner >= 0) {
-                dPool[d] = -1;
-                dShare[d++] = in.gShare[g0 * in.places + in.placeOf[owner]];
-            }
+            net.classPools[c] = new int[count];
             int i = 0;
-            for (int q = 0; q < in.places; q++) {
-                int k = poolOf[c * in.places + q];
+            for (int q = 0; q < places; q++) {
+                if (at[q]) {
+                    net.poolOf[c * places + q] = pools;
+                    net.classPools[c][i++] = pools++;
+                }
+            }
+        }
+        net.pools = pools;
+        net.poolClass = new int[pools];
+        net.poolPlace = new int[pools];
+        for (int c = 0; c < classes; c++) {
+            for (int q = 0; q < places; q++) {
+                int k = net.poolOf[c * places + q];
                 if (k >= 0) {
-                    ids[i++] = k;
-                    dPool[d] = k;
-                    dShare[d++] = in.gShare[g0 * in.places + q];
+                    net.poolClass[k] = c;
+                    net.poolPlace[k] = q;
                 }
             }
-            for (int g : gs) {
-                poolIds[g] = ids;
-            }
-            long[] shares = new long[nd];
-            for (d = 0; d < nd; d++) {
-                shares[d] = dShare[d];
-            }
-            long[] levels = distinct(shares);
-            int[] levelNode = new int[levels.length];
-            levelNode[0] = net.addNode();
-            net.addSupply(levelNode[0], count);
-            long[] traffic = new long[count];
-            int t = 0;
-            for (int g : gs) {
-                for (int j = 0; j < in.gParts[g].length; j++) {
-                    traffic[t++] = in.gTraffic[g];
-                }
-            }
-            java.util.Arrays.sort(traffic);
-            for (int l = 1; l < levels.length; l++) {
-                levelNode[l] = net.addNode();
-                long step = (levels[l] - levels[l - 1]) * scale;
-                if (traffic[0] == traffic[count - 1]) {
-                    net.addArc(levelNode[l - 1], levelNode[l], count, traffic[0] * step);
-                } else {
-                    long[] marginals = new long[count];
-                    for (int j = 0; j < count; j++) {
-                        marginals[j] = traffic[j] * step;
-                    }
-                    net.addConvexArc(levelNode[l - 1], levelNode[l], marginals);
-                }
-            }
-            long move = owner == Instance.NO_OWNER ? 0 : in.moveUnit;
-            long tie = scale > 1 && owner >= 0 ? 1 : 0;
-            int[] dArc = new int[nd];
-            for (d = 0; d < nd; d++) {
-                int from = levelNode[java.util.Arrays.binarySearch(levels, dShare[d])];
-                dArc[d] = dPool[d] < 0
-                        ? net.addArc(from, memberNode[owner], count, 0)
-                        : net.addArc(from, pool.node[dPool[d]], count, move * scale + tie);
-            }
-            destArc[ai] = dArc;
-            destPool[ai] = dPool;
-            destShare[ai] = dShare;
         }
+        // Per pool, the kinds it feeds (kind order): every kind at its place whose signature holds its class.
+        int[] poolKindCount = new int[pools + 1];
+        for (int k = 0; k < kinds; k++) {
+            for (int c : in.memberClasses[kindFirst[k]]) {
+                poolKindCount[net.poolOf[c * places + net.kindPlace[k]] + 1]++;
+            }
+        }
+        for (int k = 0; k < pools; k++) {
+            poolKindCount[k + 1] += poolKindCount[k];
+        }
+        int[] poolKinds = new int[poolKindCount[pools]];
+        int[] fill = Arrays.copyOf(poolKindCount, pools);
+        for (int k = 0; k < kinds; k++) {
+            for (int c : in.memberClasses[kindFirst[k]]) {
+                int pool = net.poolOf[c * places + net.kindPlace[k]];
+                poolKinds[fill[pool]++] = k;
+            }
+        }
+
+        // Supplies: (type, none) then (type, owner kind) by kind, in type order.
+        long[] noneUnits = new long[in.types];
+        for (int p = 0; p < in.parts; p++) {
+            if (in.pKeeper[p] < 0) {
+                noneUnits[in.pType[p]]++;
+            }
+        }
+        // (type, kind, per-member count) of every kind's profile
+        int profiles = 0;
+        for (int k = 0; k < kinds; k++) {
+            int m = kindFirst[k];
+            for (int i = in.ownedStart[m]; i < in.ownedStart[m + 1]; i++) {
+                if (i == in.ownedStart[m] || in.pType[in.owned[i]] != in.pType[in.owned[i - 1]]) {
+                    profiles++;
+                }
+            }
+        }
+        long[] ownedKeys = new long[profiles];
+        int[] ownedPer = new int[kinds * 0 + profiles];
+        profiles = 0;
+        for (int k = 0; k < kinds; k++) {
+            int m = kindFirst[k];
+            for (int i = in.ownedStart[m]; i < in.ownedStart[m + 1]; i++) {
+                if (i == in.ownedStart[m] || in.pType[in.owned[i]] != in.pType[in.owned[i - 1]]) {
+                    ownedKeys[profiles++] = (long) in.pType[in.owned[i]] * (kinds + 1L) + k + 1;
+                }
+            }
+        }
+        Arrays.sort(ownedKeys);
+        int noneCount = 0;
+        for (long u : noneUnits) {
+            noneCount += u > 0 ? 1 : 0;
+        }
+        int supplies = noneCount + profiles;
+        net.supplies = supplies;
+        net.supplyType = new int[supplies];
+        net.supplyKind = new int[supplies];
+        net.supplyUnits = new long[supplies];
+        int s = 0;
+        int o = 0;
+        for (int t = 0; t < in.types; t++) {
+            if (noneUnits[t] > 0) {
+                net.supplyType[s] = t;
+                net.supplyKind[s] = -1;
+                net.supplyUnits[s++] = noneUnits[t];
+            }
+            while (o < profiles && ownedKeys[o] / (kinds + 1L) == t) {
+                int k = (int) (ownedKeys[o] % (kinds + 1L)) - 1;
+                net.supplyType[s] = t;
+                net.supplyKind[s] = k;
+                s++;
+                o++;
+            }
+        }
+        // Units of owned supplies: the kind's size x its members' count of the type.
+        int[] kindSupplyCount = new int[kinds];
+        for (s = 0; s < supplies; s++) {
+            if (net.supplyKind[s] >= 0) {
+                kindSupplyCount[net.supplyKind[s]]++;
+            }
+        }
+        net.kindSupplies = new int[kinds][];
+        for (int k = 0; k < kinds; k++) {
+            net.kindSupplies[k] = new int[kindSupplyCount[k]];
+            kindSupplyCount[k] = 0;
+        }
+        for (s = 0; s < supplies; s++) {
+            int k = net.supplyKind[s];
+            if (k >= 0) {
+                net.kindSupplies[k][kindSupplyCount[k]++] = s;
+            }
+        }
+        for (int k = 0; k < kinds; k++) {
+            int m = kindFirst[k];
+            int i = in.ownedStart[m];
+            for (int sup : net.kindSupplies[k]) { // type order, like the member's owned runs
+                int t = net.supplyType[sup];
+                int j = i;
+                while (j < in.ownedStart[m + 1] && in.pType[in.owned[j]] == t) {
+                    j++;
+                }
+                net.supplyUnits[sup] = (long) (j - i) * net.kindMembers[k].length;
+                i = j;
+            }
+        }
+
+        // Nodes: the sink, kinds, pools, supplies.
+        LexFlow f = net.flow;
+        int sink = f.addNode();
+        int kindNode0 = sink + 1;
+        for (int k = 0; k < kinds; k++) {
+            f.addNode();
+        }
+        int poolNode0 = kindNode0 + kinds;
+        for (int k = 0; k < pools; k++) {
+            f.addNode();
+        }
+        int supplyNode0 = poolNode0 + pools;
+        for (s = 0; s < supplies; s++) {
+            f.addNode();
+            f.setSupply(supplyNode0 + s, net.supplyUnits[s]);
+        }
+        // 1. kinds to the sink above their floors
         long floors = 0;
-        for (int m = 0; m < in.n; m++) {
-            floors += band.uniform ? band.lo : band.floors[m];
-        }
-        for (int m = 0; m < in.n; m++) {
-            int floor = band.uniform ? band.lo : band.floors[m];
-            net.addSupply(memberNode[m], -floor);
-            // No member can take more than what the others' floors leave.
-            int top = (int) Math.min(Math.min(band.caps[m], band.hi), in.parts - floors + floor);
+        net.kindSinkArcs = new int[kinds][];
+        int lo = band.lo;
+        for (int k = 0; k < kinds; k++) {
+            int size = net.kindMembers[k].length;
+            int top = Math.min(band.caps[kindFirst[k]], band.hi);
+            f.setSupply(kindNode0 + k, -(long) size * lo);
+            floors += (long) size * lo;
             if (band.uniform) {
-                if (top > band.lo) {
-                    net.addArc(memberNode[m], sink, top - band.lo, 0);
-                }
+                net.kindSinkArcs[k] = top > lo
+                        ? new int[] {f.addArc(kindNode0 + k, sink, (long) size * (top - lo), 0, 0, 0)}
+                        : new int[0];
             } else {
-                for (int k = floor + 1; k <= top; k++) {
-                    net.addArc(memberNode[m], sink, 1, big * (2L * k - 1));
+                int[] arcs = new int[Math.max(0, top - lo)];
+                for (int l = lo + 1; l <= top; l++) {
+                    arcs[l - lo - 1] = f.addArc(kindNode0 + k, sink, size, 2L * l - 1, 0, 0);
                 }
+                net.kindSinkArcs[k] = arcs;
             }
         }
-        net.addSupply(sink, -(in.parts - floors));
-        if (net.solve() < 0) {
-            throw new IllegalStateException("rack-optimal: no flow meets the balance [" + band.lo + ", " + band.hi
-                    + "] (a bug: the band is feasible by construction)");
+        f.setSupply(sink, -(in.parts - floors));
+        // 2. pools to kinds
+        int[] kindPoolCount = new int[kinds];
+        for (int k : poolKinds) {
+            kindPoolCount[k]++;
         }
-        // Back to groups of one weight: heaviest first onto the lowest share (the pairing the
-        // convex arcs priced), the owner before the pools at one share, pools in order.
-        long[] directCount = new long[in.groups];
-        long[][] poolCount = new long[in.groups][];
-        for (int ai = 0; ai < in.aggregates.length; ai++) {
-            int nd = destArc[ai].length;
-            long[] left = new long[nd];
-            for (int d = 0; d < nd; d++) {
-                left[d] = net.flow(destArc[ai][d]);
-            }
-            int[] order = byShare(destShare[ai]);
-            for (int g : heaviestFirst(in, in.aggregates[ai])) {
-                poolCount[g] = new long[poolIds[g].length];
-                long need = in.gParts[g].length;
-                for (int d : order) {
-                    long take = Math.min(need, left[d]);
-                    if (take == 0) {
-                        continue;
-                    }
-                    left[d] -= take;
-                    need -= take;
-                    if (destPool[ai][d] < 0) {
-                        directCount[g] += take;
-                    } else {
-                        // pool destinations follow the direct one, in poolIds order
-                        poolCount[g][d - (nd - poolIds[g].length)] += take;
-                    }
-                }
+        net.kindPools = new int[kinds][];
+        net.kindPoolArcs = new int[kinds][];
+        for (int k = 0; k < kinds; k++) {
+            net.kindPools[k] = new int[kindPoolCount[k]];
+            net.kindPoolArcs[k] = new int[kindPoolCount[k]];
+            kindPoolCount[k] = 0;
+        }
+        for (int pool = 0; pool < pools; pool++) {
+            long size = in.classSize[net.poolClass[pool]];
+            for (int i = poolKindCount[pool]; i < poolKindCount[pool + 1]; i++) {
+                int k = poolKinds[i];
+                int arc = f.addArc(poolNode0 + pool, kindNode0 + k, size, 0, 0, 0);
+                net.kindPools[k][kindPoolCount[k]] = pool;
+                net.kindPoolArcs[k][kindPoolCount[k]++] = arc;
             }
         }
-        return Decode.decode(in, net, pool, directCount, poolCount, poolIds);
-    }
-
-    /** The groups, heaviest first (an aggregate's weights are distinct), then by index. */
-    private static Integer[] heaviestFirst(Instance in, int[] groups) {
-        Integer[] gs = new Integer[groups.length];
-        for (int i = 0; i < gs.length; i++) {
-            gs[i] = groups[i];
-        }
-        if (gs.length > 1) {
-            java.util.Arrays.sort(gs, (x, y) -> {
-                int byWeight = Double.compare(in.pWeight[in.gParts[y][0]], in.pWeight[in.gParts[x][0]]);
-                return byWeight != 0 ? byWeight : Integer.compare(x, y);
-            });
-        }
-        return gs;
-    }
-
-    /** The distinct values, ascending. */
-    private static long[] distinct(long[] values) {
-        long[] sorted = values.clone();
-        java.util.Arrays.sort(sorted);
-        int k = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            if (i == 0 || sorted[i] != sorted[k - 1]) {
-                sorted[k++] = sorted[i];
+        // 3. supplies: keep, then every pool of the class
+        net.keepArc = new int[supplies];
+        net.supplyPoolArcs = new int[supplies][];
+        for (s = 0; s < supplies; s++) {
+            int t = net.supplyType[s];
+            int k = net.supplyKind[s];
+            long units = net.supplyUnits[s];
+            boolean ownedSupply = k >= 0;
+            net.keepArc[s] = ownedSupply
+                    ? f.addArc(supplyNode0 + s, kindNode0 + k, units, 0, in.typeUnit(t, net.kindPlace[k]), 0)
+                    : -1;
+            int[] cp = net.classPools[in.tClass[t]];
+            int[] arcs = new int[cp.length];
+            for (int i = 0; i < cp.length; i++) {
+                int pool = cp[i];
+                long cost = in.typeUnit(t, net.poolPlace[pool]) + (ownedSupply ? in.moveUnit : 0);
+                arcs[i] = f.addArc(supplyNode0 + s, poolNode0 + pool, units, 0, cost, ownedSupply ? 1 : 0);
             }
+            net.supplyPoolArcs[s] = arcs;
         }
-        return java.util.Arrays.copyOf(sorted, k);
-    }
-
-    /** The destinations' indices by (share, index). */
-    private static int[] byShare(int[] share) {
-        int nd = share.length;
-        long[] keys = new long[nd];
-        for (int d = 0; d < nd; d++) {
-            keys[d] = (long) share[d] * nd + d;
-        }
-        java.util.Arrays.sort(keys);
-        int[] order = new int[nd];
-        for (int d = 0; d < nd; d++) {
-            order[d] = (int) (keys[d] % nd);
-        }
-        return order;
-    }
-
-    /**
-     * BIG for mixed subscriptions: every unit above lo costs BIG (2k - 1), and BIG outweighs
-     * any assignment's cost, so the balance (least sum of squared loads) comes first and cost
-     * second. 0 for uniform subscriptions; -1 when potentials and costs could overflow.
-     */
-    private static long big(Balance band, long maxArc, long parts, long nodes) {
-        try {
-            if (band.uniform) {
-                long top = Math.multiplyExact(maxArc, parts + nodes + 1);
-                return top < LIMIT ? 0 : -1;
-            }
-            long big = Math.addExact(Math.multiplyExact(maxArc, parts), 1);
-            long top = Math.multiplyExact(Math.multiplyExact(big, 2L * band.hi + 1), nodes + 1);
-            return top < LIMIT ? big : -1;
-        } catch (ArithmeticException e) {
-            return -1;
-        }
-    }
-
-    /** The (class, place) pools: their class, place, flow node, members and arcs to them. */
-    static final class Pools {
-        final int[] cls;
-        final int[] place;
-        final int[] node;
-        final int[][] members;
-        final int[][] arcs;
-
-        Pools(int count) {
-            cls = new int[count];
-            place = new int[count];
-            node = new int[count];
-            members = new int[count][];
-            arcs = new int[count][];
-        }
+        return net;
     }
 }

@@ -1,5 +1,6 @@
 package dev.rackwise.tasks;
 
+import dev.rackwise.core.LexFlow;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -47,7 +48,7 @@ final class ActiveOptimizer {
         }
         int total = taskList.size();
         boolean balance = strategy == RackStrategy.BALANCE_SUBTOPOLOGY;
-        LexFlow net = new LexFlow();
+        LexFlow net = new LexFlow(TaskInputException::new);
         Map<TaskId, Integer> taskNode = new HashMap<>();
         for (TaskId t : taskList) {
             taskNode.put(t, net.addNode());

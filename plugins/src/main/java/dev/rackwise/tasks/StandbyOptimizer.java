@@ -1,5 +1,6 @@
 package dev.rackwise.tasks;
 
+import dev.rackwise.core.LexFlow;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -225,7 +226,7 @@ final class StandbyOptimizer {
                         StandbyPlacement.tagClass(clients[c], tagAware)), k -> new ArrayList<>()).add(c);
             }
         }
-        LexFlow net = new LexFlow();
+        LexFlow net = new LexFlow(TaskInputException::new);
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];
@@ -358,7 +359,7 @@ final class StandbyOptimizer {
             counts[c] = clients[c].standby.size();
             copies += counts[c];
         }
-        LexFlow net = new LexFlow();
+        LexFlow net = new LexFlow(TaskInputException::new);
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];

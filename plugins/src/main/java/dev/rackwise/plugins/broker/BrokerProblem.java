@@ -3,11 +3,14 @@ package dev.rackwise.plugins.broker;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.rackwise.core.MemberSpec;
+import dev.rackwise.core.PartitionList;
 import dev.rackwise.core.PartitionSpec;
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
@@ -53,14 +56,37 @@ public final class BrokerProblem {
     public static Problem of(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
                              AdviceView advice, GroupCosts costs, boolean followerFetching) {
         Problem.Builder b = Problem.builder().costs(costs.trafficCost(), costs.nonOverlapCost());
+        // Members by their subscription: each distinct topic-id set once (canonical instance),
+        // so the per-member work is one hash lookup, not one insert per subscribed topic.
+        int n = spec.memberIds().size();
+        String[] memberIds = new String[n];
+        MemberSubscription[] subs = new MemberSubscription[n];
+        Set<Uuid>[] canon = newSetArray(n);
+        Map<Set<Uuid>, Set<Uuid>> distinct = new HashMap<>();
+        Map<Set<Uuid>, Set<Uuid>> seen = new IdentityHashMap<>();
         Set<Uuid> subscribed = new HashSet<>();
+        int i = 0;
         for (String m : spec.memberIds()) {
-            subscribed.addAll(spec.memberSubscription(m).subscribedTopicIds());
+            MemberSubscription sub = spec.memberSubscription(m);
+            Set<Uuid> ids = sub.subscribedTopicIds();
+            Set<Uuid> c = seen.get(ids); // the same instance: no hashing of its topics
+            if (c == null) {
+                c = distinct.putIfAbsent(ids, ids);
+                if (c == null) {
+                    c = ids;
+                    subscribed.addAll(ids);
+                }
+                seen.put(ids, c);
+            }
+            memberIds[i] = m;
+            subs[i] = sub;
+            canon[i++] = c;
         }
         Set<String> racks = new TreeSet<>();
         // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
         // is a base64 encoding, and members x topics plus every owned partition asked for it.
         Map<Uuid, String> present = new HashMap<>();
+        Map<Set<String>, List<String>> sortedRacks = new HashMap<>();
         for (Uuid id : subscribed) {
             int count = topics.numPartitions(id);
             if (count < 0) {
@@ -72,8 +98,12 @@ public final class BrokerProblem {
             List<PartitionSpec> parts = new ArrayList<>(count);
             for (int p = 0; p < count; p++) {
                 Set<String> replicaRacks = topics.racksForPartition(id, p);
-                racks.addAll(replicaRacks);
-                List<String> sorted = sorted(replicaRacks);
+                List<String> sorted = sortedRacks.get(replicaRacks);
+                if (sorted == null) { // once per distinct set: a few for a whole cluster
+                    sorted = sorted(replicaRacks);
+                    sortedRacks.put(Set.copyOf(replicaRacks), sorted);
+                    racks.addAll(replicaRacks);
+                }
                 String leader = name == null ? null : advice.leaderRack(name, p);
                 double weight = name == null ? 1.0 : advice.weight(name, p);
                 parts.add(new PartitionSpec(sorted, leader, weight));
@@ -81,21 +111,28 @@ public final class BrokerProblem {
             b.topic(key, parts);
         }
         b.racks(racks);
-        for (String m : spec.memberIds()) {
-            MemberSubscription sub = spec.memberSubscription(m);
+        // One topic set per distinct subscription, shared by its members (most groups have a
+        // few subscriptions and many members): built and sorted once, not once per member.
+        Map<Set<Uuid>, Set<String>> topicSets = new IdentityHashMap<>();
+        for (int k = 0; k < n; k++) {
+            String m = memberIds[k];
+            MemberSubscription sub = subs[k];
             String rack = sub.rackId().filter(r -> !r.isEmpty()).orElse(null);
-            List<String> mine = new ArrayList<>();
-            for (Uuid id : sub.subscribedTopicIds()) {
-                String key = present.get(id);
-                if (key != null) {
-                    mine.add(key);
+            Set<String> mine = topicSets.computeIfAbsent(canon[k], ids -> {
+                List<String> keys = new ArrayList<>(ids.size());
+                for (Uuid id : ids) {
+                    String key = present.get(id);
+                    if (key != null) {
+                        keys.add(key);
+                    }
                 }
-            }
+                return MemberSpec.topicSet(keys);
+            });
             b.member(m, rack, followerFetching && rack != null, mine);
         }
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
-        // Owners go in per topic as arrays, then to the builder in (topic, partition) order.
-        Map<String, String[]> owner = new java.util.TreeMap<>();
+        // Owners go in per topic as arrays, then to the builder a topic at a time.
+        Map<String, String[]> owner = new HashMap<>();
         for (String m : spec.memberIds()) {
             for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
                 String key = present.get(e.getKey());
@@ -111,14 +148,33 @@ public final class BrokerProblem {
                 }
             }
         }
-        owner.forEach((key, owners) -> {
-            for (int p = 0; p < owners.length; p++) {
-                if (owners[p] != null) {
-                    b.previousOwner(key, p, owners[p]);
-                }
-            }
-        });
+        owner.forEach(b::previousOwners);
         return b.build();
+    }
+
+    /** One member's partitions by topic id; (topic, partition) order, so a topic is one run. */
+    private static Map<Uuid, Set<Integer>> partitions(List<TopicPartition> mine, Map<String, Uuid> ids) {
+        Map<Uuid, Set<Integer>> parts = new HashMap<>();
+        PartitionList fast = mine instanceof PartitionList pl ? pl : null;
+        for (int i = 0, n = mine.size(); i < n;) {
+            String topic = fast != null ? fast.topic(i) : mine.get(i).topic();
+            int j = i + 1;
+            while (j < n && (fast != null ? fast.topic(j) : mine.get(j).topic()).equals(topic)) {
+                j++;
+            }
+            int[] ps = new int[j - i];
+            for (int k = i; k < j; k++) {
+                ps[k - i] = fast != null ? fast.partition(k) : mine.get(k).partition();
+            }
+            parts.put(ids.computeIfAbsent(topic, Uuid::fromString), new PartitionSet(ps));
+            i = j;
+        }
+        return parts;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Set<Uuid>[] newSetArray(int n) {
+        return (Set<Uuid>[]) new Set<?>[n];
     }
 
     /** A partition's replica racks, sorted (a set of one or two needs no TreeSet). */
@@ -139,13 +195,13 @@ public final class BrokerProblem {
     public static GroupAssignment assignment(GroupSpec spec, Solution solution) {
         Map<String, Uuid> ids = new HashMap<>();
         Map<String, MemberAssignment> out = new HashMap<>();
+        // The solution (of this spec's problem) lists exactly the spec's members, in id order:
+        // walk it once, no lookup per member.
+        for (Map.Entry<String, List<TopicPartition>> e : solution.assignment().entrySet()) {
+            out.put(e.getKey(), new TargetAssignment(partitions(e.getValue(), ids)));
+        }
         for (String m : spec.memberIds()) {
-            Map<Uuid, Set<Integer>> parts = new HashMap<>();
-            for (TopicPartition tp : solution.assignment().getOrDefault(m, List.of())) {
-                Uuid id = ids.computeIfAbsent(tp.topic(), Uuid::fromString);
-                parts.computeIfAbsent(id, k -> new HashSet<>()).add(tp.partition());
-            }
-            out.put(m, new TargetAssignment(parts));
+            out.computeIfAbsent(m, k -> new TargetAssignment(new HashMap<>()));
         }
         return new GroupAssignment(out);
     }

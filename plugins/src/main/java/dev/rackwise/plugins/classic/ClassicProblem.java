@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import dev.rackwise.core.MemberSpec;
 import dev.rackwise.core.PartitionSpec;
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
@@ -74,14 +75,19 @@ public final class ClassicProblem {
             b.topic(t.getKey(), parts);
         }
         b.racks(racks);
+        // One topic set per distinct subscription list, shared by its members.
+        Map<List<String>, Set<String>> topicSets = new HashMap<>();
         for (Map.Entry<String, Subscription> e : subscriptions.entrySet()) {
             String rack = e.getValue().rackId().filter(r -> !r.isEmpty()).orElse(null);
-            List<String> mine = new ArrayList<>();
-            for (String t : e.getValue().topics()) {
-                if (counts.containsKey(t)) {
-                    mine.add(t);
+            Set<String> mine = topicSets.computeIfAbsent(e.getValue().topics(), ts -> {
+                List<String> known = new ArrayList<>(ts.size());
+                for (String t : ts) {
+                    if (counts.containsKey(t)) {
+                        known.add(t);
+                    }
                 }
-            }
+                return MemberSpec.topicSet(known);
+            });
             b.member(e.getKey(), rack, followerFetching && rack != null, mine);
         }
         Ownership.previousOwners(subscriptions, counts)

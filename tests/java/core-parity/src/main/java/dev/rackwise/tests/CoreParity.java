@@ -27,7 +27,7 @@ import dev.rackwise.core.TopicPartition;
  * <p>In: {@code {"id", "racks", "traffic_cost", "non_overlap_cost", "members": [{"id", "rack",
  * "reads_followers", "topics"}], "topics": {name: [{"replica_racks", "leader_rack", "weight"}]},
  * "previous_owners": {topic: {"partition": member}}}}. Out: {@code {"id", "assignment": {member:
- * [[topic, partition]]}, "cost", "objective", "moved", "nanos"}} or {@code {"id", "error"}}: a bad
+ * [[topic, partition]]}, "cost", "objective", "moved", "nanos", "bits", "levels"}} or {@code {"id", "error"}}: a bad
  * line is answered, never fatal.
  */
 public final class CoreParity {
@@ -77,8 +77,10 @@ public final class CoreParity {
             reply.put("objective", s.objective());
             reply.put("moved", s.moved());
             reply.put("nanos", nanos);
+            reply.put("bits", s.perturbationBits());
+            reply.put("levels", s.levelsUsed());
         } catch (RuntimeException e) {
-            reply.remove(List.of("assignment", "cost", "objective", "moved", "nanos"));
+            reply.remove(List.of("assignment", "cost", "objective", "moved", "nanos", "bits", "levels"));
             reply.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
         }
         return reply;

@@ -1,4 +1,4 @@
-package dev.rackwise.tasks;
+package dev.rackwise.core;
 
 import java.util.Arrays;
 
@@ -7,7 +7,7 @@ import java.util.Arrays;
  * supply node at a time, Dijkstra on reduced costs that stops at the first node with demand
  * left, on primitive arrays.
  *
- * <p>Why not one Dijkstra from a super source (as {@code dev.rackwise.core.MinCostFlow}):
+ * <p>Why not one Dijkstra from a super source (as {@link MinCostFlow}):
  * with the perturbation every path cost is distinct, so each phase carries one unit, and a
  * search from a super source settles every supply node (all at distance 0) and relaxes
  * nearly every arc before it reaches the sink. From a single supply node the search settles
@@ -20,7 +20,7 @@ import java.util.Arrays;
  * <p>The result is a least-cost flow; which one, when several tie, is this solver's business,
  * so {@link LexFlow} uses it only with a perturbation (a unique optimum). Returns null when
  * the supplies cannot be met or a potential would leave its safe range (the caller then falls
- * back to {@code MinCostFlow}).
+ * back to {@link MinCostFlow}).
  */
 final class ShortestPathFlow {
     private static final long BOUND = 1L << 62;

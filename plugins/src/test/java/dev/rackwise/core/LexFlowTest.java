@@ -1,4 +1,4 @@
-package dev.rackwise.tasks;
+package dev.rackwise.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
