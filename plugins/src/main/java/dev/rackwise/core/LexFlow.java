@@ -44,6 +44,27 @@ public final class LexFlow {
     private int levelsUsed;
 
     private boolean anyOptimum;
+    /** The path bound B (0: none): see {@link #pathBound(long)}. */
+    private long bound;
+    /** Levels never dropped when they do not fit ({@link #keep(int)}). */
+    private int keep = 1;
+
+    /**
+     * The consumer core's tightenings (docs/rack-optimal.md § 4.2): every feasible flow is at
+     * most {@code b} arc-units (units times the longest path, in a network without cycles),
+     * so level {@code i >= 1} is scaled by {@code 1 + b · max level_i}, the total checked as
+     * {@code b · M}; and each level is first divided by the gcd of its values over the arcs.
+     */
+    public LexFlow pathBound(long b) {
+        bound = b;
+        return this;
+    }
+
+    /** How many leading levels must fit; fewer and the input is refused. */
+    public LexFlow keep(int levels) {
+        keep = levels;
+        return this;
+    }
 
     /**
      * Without the perturbation, take the fast solver's optimum too (by default the primal-dual
@@ -157,11 +178,30 @@ public final class LexFlow {
                     pert[a] = perturbation(a, bits);
                 }
             }
+            long[] div = new long[width];
+            Arrays.fill(div, 1);
+            if (bound > 0) {
+                for (int i = 0; i < used; i++) {
+                    long g = 0;
+                    for (int a = 0; a < arcs && g != 1; a++) {
+                        g = gcd(g, Math.abs(levels[a * this.width + i]));
+                    }
+                    div[i] = g == 0 ? 1 : g;
+                }
+            }
             long[] scales = new long[width];
             for (int i = 1; i < width; i++) {
                 long s = 1;
-                for (int a = 0; a < arcs; a++) {
-                    s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i, used, pert)));
+                if (bound > 0) {
+                    long max = 0;
+                    for (int a = 0; a < arcs; a++) {
+                        max = Math.max(max, level(a, i, used, pert) / div[i]);
+                    }
+                    s = Math.addExact(s, Math.multiplyExact(bound, max));
+                } else {
+                    for (int a = 0; a < arcs; a++) {
+                        s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i, used, pert)));
+                    }
                 }
                 scales[i] = s;
             }
@@ -169,13 +209,18 @@ public final class LexFlow {
             long top = 0;
             long total = 0;
             for (int a = 0; a < arcs; a++) {
-                long c = level(a, 0, used, pert);
+                long c = level(a, 0, used, pert) / div[0];
                 for (int i = 1; i < width; i++) {
-                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i, used, pert));
+                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i, used, pert) / div[i]);
                 }
                 out[a] = c;
                 top = Math.max(top, c);
-                total = Math.addExact(total, Math.multiplyExact(cap[a], c));
+                if (bound <= 0) {
+                    total = Math.addExact(total, Math.multiplyExact(cap[a], c));
+                }
+            }
+            if (bound > 0) {
+                total = Math.multiplyExact(bound, top);
             }
             if (Math.multiplyExact(top, (long) nodes + 1) >= LIMIT || total >= LIMIT) {
                 return null;
@@ -195,6 +240,193 @@ public final class LexFlow {
     }
 
     /** Solves; afterwards {@link #flow(int)} reads each arc's flow. */
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    /**
+     * The lexicographic optimum at any size (docs/rack-optimal.md § 4.2): the levels alone
+     * first (as many as fit, never fewer than {@link #keep(int)}), then, among the flows
+     * optimal for them, the least total perturbation. Those flows are exactly the ones meeting
+     * complementary slackness with the first flow's potentials: arcs of positive reduced cost
+     * carry nothing, negative ones are full, and the arcs at reduced cost 0 are free; stage 2
+     * is a min-cost flow over the free arcs with the perturbations as costs.
+     */
+    public void solveInTwoStages() {
+        if (width < 0) {
+            width = 1;
+        }
+        long[] costs = null;
+        int used = width;
+        for (; used >= Math.max(1, Math.min(keep, width)) && costs == null; used--) {
+            costs = combine(used, 0);
+        }
+        if (costs == null) {
+            throw refuse.apply("rack-aware costs too large to solve exactly (weights x "
+                    + "traffic_cost x partitions reach 2^60): scale the weights down");
+        }
+        levelsUsed = used + 1;
+        long[] first = exact(supply, arcs, tail, head, cap, costs);
+        long firstCost = 0;
+        for (int a = 0; a < arcs; a++) {
+            firstCost += first[a] * costs[a];
+        }
+        long[] pot = potentials(first, costs);
+        long[] rest = Arrays.copyOf(supply, nodes);
+        int[] free = new int[arcs];
+        int nFree = 0;
+        flows = new long[arcs];
+        for (int a = 0; a < arcs; a++) {
+            long reduced = costs[a] + pot[tail[a]] - pot[head[a]];
+            if (reduced == 0) {
+                free[nFree++] = a;
+            } else if (reduced < 0) { // full in every optimal flow
+                flows[a] = cap[a];
+                rest[tail[a]] -= cap[a];
+                rest[head[a]] += cap[a];
+            }
+        }
+        long total = 0;
+        for (int a = 0; a < arcs; a++) {
+            total += cap[a];
+        }
+        long b = bound > 0 ? bound : total;
+        bitsUsed = 0;
+        for (int bits : BITS) {
+            if (bitsUsed == 0 && ((1L << bits) + 1) * Math.max(b, (long) nodes + 1) < LIMIT) {
+                bitsUsed = bits;
+            }
+        }
+        if (nFree > 0 && bitsUsed > 0) {
+            int[] ft = new int[nFree];
+            int[] fh = new int[nFree];
+            long[] fc = new long[nFree];
+            long[] fk = new long[nFree];
+            for (int i = 0; i < nFree; i++) {
+                int a = free[i];
+                ft[i] = tail[a];
+                fh[i] = head[a];
+                fc[i] = cap[a];
+                fk[i] = perturbation(a, bitsUsed);
+            }
+            long[] second = ShortestPathFlow.solve(nodes, rest, nFree, ft, fh, fc, fk);
+            if (second == null) {
+                second = exact(rest, nFree, ft, fh, fc, fk);
+            }
+            for (int i = 0; i < nFree; i++) {
+                flows[free[i]] = second[i];
+            }
+        } else {
+            for (int i = 0; i < nFree; i++) {
+                flows[free[i]] = first[free[i]];
+            }
+        }
+        long cost = 0;
+        for (int a = 0; a < arcs; a++) {
+            cost += flows[a] * costs[a];
+        }
+        if (cost != firstCost) {
+            throw new IllegalStateException("two-stage flow lost the optimum (" + cost + " != "
+                    + firstCost + "): a bug, never an input's fault");
+        }
+    }
+
+    /** Any exact min-cost flow meeting {@code sup} (primal-dual, few phases without ties). */
+    private long[] exact(long[] sup, int m, int[] t, int[] h, long[] c, long[] k) {
+        MinCostFlow net = new MinCostFlow();
+        for (int v = 0; v < nodes; v++) {
+            net.addNode();
+        }
+        for (int v = 0; v < nodes; v++) {
+            if (sup[v] != 0) {
+                net.addSupply(v, sup[v]);
+            }
+        }
+        int[] ids = new int[m];
+        for (int a = 0; a < m; a++) {
+            ids[a] = net.addArc(t[a], h[a], c[a], k[a]);
+        }
+        if (net.solve() < 0) {
+            throw new IllegalStateException("rack-aware flow is infeasible (a bug: the start"
+                    + " placement is always feasible)");
+        }
+        long[] out = new long[m];
+        for (int a = 0; a < m; a++) {
+            out[a] = net.flow(ids[a]);
+        }
+        return out;
+    }
+
+    /**
+     * Potentials of an optimal flow: shortest distances in its residual network from a
+     * virtual source joined to every node at 0 (Bellman-Ford with a queue), so every residual
+     * arc has {@code cost + pot[tail] - pot[head] >= 0}.
+     */
+    private long[] potentials(long[] f, long[] costs) {
+        int[] deg = new int[nodes + 1];
+        for (int a = 0; a < arcs; a++) {
+            if (f[a] < cap[a]) {
+                deg[tail[a] + 1]++;
+            }
+            if (f[a] > 0) {
+                deg[head[a] + 1]++;
+            }
+        }
+        for (int v = 0; v < nodes; v++) {
+            deg[v + 1] += deg[v];
+        }
+        int[] fill = Arrays.copyOf(deg, nodes);
+        int[] to = new int[deg[nodes]];
+        long[] w = new long[deg[nodes]];
+        for (int a = 0; a < arcs; a++) {
+            if (f[a] < cap[a]) {
+                to[fill[tail[a]]] = head[a];
+                w[fill[tail[a]]++] = costs[a];
+            }
+            if (f[a] > 0) {
+                to[fill[head[a]]] = tail[a];
+                w[fill[head[a]]++] = -costs[a];
+            }
+        }
+        long[] dist = new long[nodes];
+        int[] queue = new int[nodes + 1];
+        boolean[] queued = new boolean[nodes];
+        int qh = 0;
+        int qt = 0;
+        int size = 0;
+        for (int v = 0; v < nodes; v++) {
+            queue[qt++] = v;
+            queued[v] = true;
+            size++;
+        }
+        qt %= queue.length;
+        while (size > 0) {
+            int u = queue[qh];
+            qh = (qh + 1) % queue.length;
+            size--;
+            queued[u] = false;
+            long du = dist[u];
+            for (int i = deg[u]; i < deg[u + 1]; i++) {
+                int v = to[i];
+                if (du + w[i] < dist[v]) {
+                    dist[v] = du + w[i];
+                    if (!queued[v]) {
+                        queued[v] = true;
+                        queue[qt] = v;
+                        qt = (qt + 1) % queue.length;
+                        size++;
+                    }
+                }
+            }
+        }
+        return dist;
+    }
+
     public void solve() {
         if (width < 0) {
             width = 1;
