@@ -23,6 +23,7 @@ and 10 * s + 7: the first wins, whatever the solver.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from assignor.errors import AssignorError
@@ -62,8 +63,13 @@ class LexNetwork:
     perturbation) say what the combined costs held.
     """
 
-    def __init__(self, *, keep: int = 1, error: AssignorError | None = None) -> None:
+    def __init__(self, *, keep: int = 1, error: AssignorError | None = None,
+                 path_bound: int | None = None) -> None:
         self._keep = keep
+        # path_bound (the consumer core's): every feasible flow is at most this many arc-units
+        # (units x the longest path, in a network without cycles); with it, each level is
+        # also divided by the gcd of its values, which changes no optimum and saves bits.
+        self._bound = path_bound
         self._error = error or AssignorError(TOO_LARGE)
         self._nodes = 0
         self._tails: list[int] = []
@@ -104,13 +110,14 @@ class LexNetwork:
         out = self._levels_combined(used)
         if bits:
             hs = [1 + (x >> (32 - bits)) for x in self._mixes()]
-            scale = 1 + sum(c * h for c, h in zip(self._caps, hs, strict=True))
+            scale = self._scale(hs)
             # every combined cost is at least its levels' times ``scale``: reject early
             if max(out, default=0) * scale * (self._nodes + 1) >= LIMIT:
                 return None
             out = [cost * scale + h for cost, h in zip(out, hs, strict=True)]
         top = max(out, default=0)
-        total = sum(c * w for c, w in zip(self._caps, out, strict=True))
+        total = (self._bound * top if self._bound is not None
+                 else sum(c * w for c, w in zip(self._caps, out, strict=True)))
         if top * (self._nodes + 1) >= LIMIT or total >= LIMIT:
             return None
         return out
@@ -119,11 +126,23 @@ class LexNetwork:
         """The first ``used`` levels as one integer per arc: level ``i >= 1`` scaled by
         ``1 + sum(cap * level_i)``."""
         rows = [lv[:used] for lv in self._levels]
+        if self._bound is not None and rows:
+            cols = [[lv[i] for lv in rows] for i in range(used)]
+            gs = [math.gcd(*col) or 1 for col in cols]
+            rows = [tuple(x // g for x, g in zip(lv, gs, strict=True)) for lv in rows]
         out = [lv[0] if lv else 0 for lv in rows]
         for i in range(1, used):
-            scale = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
+            scale = self._scale([lv[i] for lv in rows])
             out = [cost * scale + lv[i] for cost, lv in zip(out, rows, strict=True)]
         return out
+
+    def _scale(self, level: Sequence[int]) -> int:
+        """One more than any feasible flow can collect at ``level``: ``sum(cap * level)``, or
+        with a ``path_bound`` B (every feasible flow is at most B arc-units: units times the
+        longest path, in a network without cycles) ``B * max(level)``."""
+        if self._bound is not None:
+            return 1 + self._bound * max(level, default=0)
+        return 1 + sum(c * x for c, x in zip(self._caps, level, strict=True))
 
     def _mixes(self) -> list[int]:
         """The finaliser of ``arc + 1`` for every arc (computed once)."""
