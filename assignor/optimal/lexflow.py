@@ -24,9 +24,12 @@ and 10 * s + 7: the first wins, whatever the solver.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 
-from assignor.errors import AssignorError
+import numpy as np
+
+from assignor.errors import AssignorError, SolverError
 from assignor.optimal.flow import FlowNetwork, FlowSolution
 
 LIMIT = 1 << 60
@@ -149,6 +152,103 @@ class LexNetwork:
         if len(self._mix) != len(self._levels):
             self._mix = [_fmix32(arc + 1) for arc in range(len(self._levels))]
         return self._mix
+
+    def solve_in_two_stages(self) -> FlowSolution:
+        """The lexicographic optimum at any size (docs/rack-optimal.md § 4.2): first the
+        levels alone (as many as fit, never fewer than ``keep``), then, among the flows
+        optimal for them, the least total perturbation of 32 bits.
+
+        The flows optimal for the levels are exactly those that meet complementary slackness
+        with any optimal potential: an arc whose reduced cost is positive carries nothing, a
+        negative one is full, and only the arcs at reduced cost 0 are free. So stage 2 is a
+        min-cost flow over the free arcs, costs the perturbations, supplies less what the
+        full arcs carry. Its costs need no room for the levels, so it fits where one
+        combined integer cannot."""
+        width = max((len(lv) for lv in self._levels), default=1)
+        for used in range(width, min(self._keep, width) - 1, -1):
+            costs = self._combine(used, 0) if used else None
+            if costs is not None:
+                break
+        else:
+            raise self._error
+        first = self._flow_network(self._caps, costs, self._supply).solve()
+        flows = [int(f) for f in first.flows]
+        pot = self._potentials(flows, costs)
+        supply = dict(self._supply)
+        free_arcs: list[int] = []
+        for a, (u, v, cap, c) in enumerate(zip(self._tails, self._heads, self._caps, costs,
+                                               strict=True)):
+            reduced = c + pot[u] - pot[v]
+            if reduced == 0:
+                free_arcs.append(a)
+                flows[a] = 0
+            elif reduced < 0:  # full in every optimal flow
+                supply[u] = supply.get(u, 0) - cap
+                supply[v] = supply.get(v, 0) + cap
+                flows[a] = cap
+            else:
+                flows[a] = 0
+        # stage 2's costs are the perturbations alone: any flow collects at most B of them
+        bound = self._bound if self._bound is not None else sum(self._caps)
+        bits = next((b for b in BITS if ((1 << b) + 1) * max(bound, self._nodes + 1) < LIMIT), 0)
+        if free_arcs and bits:
+            mix = self._mixes()
+            second = FlowNetwork()
+            for _ in range(self._nodes):
+                second.add_node()
+            second.add_arcs([self._tails[a] for a in free_arcs], [self._heads[a] for a in free_arcs],
+                            [self._caps[a] for a in free_arcs],
+                            [1 + (mix[a] >> (32 - bits)) for a in free_arcs])
+            for node, amount in sorted(supply.items()):
+                second.set_supply(node, amount)
+            sol = second.solve()
+            for i, a in enumerate(free_arcs):
+                flows[a] = int(sol.flows[i])
+        elif free_arcs:
+            for a in free_arcs:
+                flows[a] = int(first.flows[a])
+        self.levels_used, self.perturbation_bits = used, bits
+        total = sum(f * c for f, c in zip(flows, costs, strict=True))
+        if total != first.cost:  # stage 2 left the optimal face: a bug, never an input's fault
+            raise SolverError(f"two-stage flow lost the optimum ({total} != {first.cost})")
+        return FlowSolution(cost=total, flows=np.asarray(flows, dtype=np.int64))
+
+    def _potentials(self, flows: Sequence[int], costs: Sequence[int]) -> list[int]:
+        """Node potentials of an optimal flow: shortest distances in its residual network from
+        a virtual source joined to every node at 0 (Bellman-Ford, queue-based); every residual
+        arc then has a reduced cost ``cost + pot[tail] - pot[head] >= 0``."""
+        out: list[list[tuple[int, int]]] = [[] for _ in range(self._nodes)]
+        for u, v, cap, f, c in zip(self._tails, self._heads, self._caps, flows, costs,
+                                   strict=True):
+            if f < cap:
+                out[u].append((v, c))
+            if f > 0:
+                out[v].append((u, -c))
+        dist = [0] * self._nodes
+        queue = deque(range(self._nodes))
+        queued = [True] * self._nodes
+        while queue:
+            u = queue.popleft()
+            queued[u] = False
+            du = dist[u]
+            for v, c in out[u]:
+                if du + c < dist[v]:
+                    dist[v] = du + c
+                    if not queued[v]:
+                        queued[v] = True
+                        queue.append(v)
+        return dist
+
+    def _flow_network(self, caps: Sequence[int], costs: Sequence[int],
+                      supply: dict[int, int]) -> FlowNetwork:
+        net = FlowNetwork()
+        for _ in range(self._nodes):
+            net.add_node()
+        if self._tails:
+            net.add_arcs(self._tails, self._heads, list(caps), list(costs))
+        for node, amount in sorted(supply.items()):
+            net.set_supply(node, amount)
+        return net
 
     def solve(self) -> FlowSolution:
         width = max((len(lv) for lv in self._levels), default=1)

@@ -103,7 +103,7 @@ def build(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> tuple[Le
 def solve_flow(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> Flow:
     """Build § 4.2's network and solve it; the flow is unique wherever the perturbation fits."""
     net, arcs = build(col, bnd, unit, move_unit)
-    sol = net.solve()
+    sol = net.solve_in_two_stages()
     return Flow(arcs, sol.flows, net.levels_used, net.perturbation_bits)
 
 
