@@ -271,12 +271,18 @@ public final class LexFlow {
                     + "traffic_cost x partitions reach 2^60): scale the weights down");
         }
         levelsUsed = used + 1;
-        long[] first = exact(supply, arcs, tail, head, cap, costs);
+        long q0 = System.nanoTime();
+        long[] first = ShortestPathFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
+        if (first == null) {
+            first = exact(supply, arcs, tail, head, cap, costs);
+        }
+        long q1 = System.nanoTime();
         long firstCost = 0;
         for (int a = 0; a < arcs; a++) {
             firstCost += first[a] * costs[a];
         }
         long[] pot = potentials(first, costs);
+        long q2 = System.nanoTime();
         long[] rest = Arrays.copyOf(supply, nodes);
         int[] free = new int[arcs];
         int nFree = 0;
@@ -302,37 +308,201 @@ public final class LexFlow {
                 bitsUsed = bits;
             }
         }
+        for (int i = 0; i < nFree; i++) {
+            flows[free[i]] = first[free[i]];
+        }
         if (nFree > 0 && bitsUsed > 0) {
-            int[] ft = new int[nFree];
-            int[] fh = new int[nFree];
-            long[] fc = new long[nFree];
-            long[] fk = new long[nFree];
-            for (int i = 0; i < nFree; i++) {
-                int a = free[i];
-                ft[i] = tail[a];
-                fh[i] = head[a];
-                fc[i] = cap[a];
-                fk[i] = perturbation(a, bitsUsed);
-            }
-            long[] second = ShortestPathFlow.solve(nodes, rest, nFree, ft, fh, fc, fk);
-            if (second == null) {
-                second = exact(rest, nFree, ft, fh, fc, fk);
-            }
-            for (int i = 0; i < nFree; i++) {
-                flows[free[i]] = second[i];
-            }
-        } else {
-            for (int i = 0; i < nFree; i++) {
-                flows[free[i]] = first[free[i]];
-            }
+            secondStage(free, nFree);
         }
         long cost = 0;
         for (int a = 0; a < arcs; a++) {
             cost += flows[a] * costs[a];
         }
+        if (Boolean.getBoolean("rackwise.core.timing")) {
+            System.err.printf("two stages: first %d ms, potentials %d ms, second %d ms (%d free of %d)%n", (q1 - q0) / 1000000, (q2 - q1) / 1000000, (System.nanoTime() - q2) / 1000000, nFree, arcs);
+        }
         if (cost != firstCost) {
             throw new IllegalStateException("two-stage flow lost the optimum (" + cost + " != "
                     + firstCost + "): a bug, never an input's fault");
+        }
+    }
+
+    /**
+     * Stage 2 on the free arcs, which carry the first flow: two optimal flows differ by a
+     * circulation on the first flow's residual free arcs, and its cycles stay inside strongly
+     * connected components, so an arc between two components keeps its flow and each
+     * component is a small min-cost flow of its own (its supplies what the first flow moves
+     * through it, its costs the perturbations). The answer is the same as one flow over all
+     * the free arcs; only the work is smaller.
+     */
+    private void secondStage(int[] free, int nFree) {
+        // residual graph of the free arcs: u -> v while below capacity, v -> u while carrying
+        int[] deg = new int[nodes + 1];
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (flows[a] < cap[a]) {
+                deg[tail[a] + 1]++;
+            }
+            if (flows[a] > 0) {
+                deg[head[a] + 1]++;
+            }
+        }
+        for (int v = 0; v < nodes; v++) {
+            deg[v + 1] += deg[v];
+        }
+        int[] fill = Arrays.copyOf(deg, nodes);
+        int[] to = new int[deg[nodes]];
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (flows[a] < cap[a]) {
+                to[fill[tail[a]]++] = head[a];
+            }
+            if (flows[a] > 0) {
+                to[fill[head[a]]++] = tail[a];
+            }
+        }
+        int[] comp = components(deg, to);
+        // per component: its internal free arcs
+        int comps = 0;
+        for (int v = 0; v < nodes; v++) {
+            comps = Math.max(comps, comp[v] + 1);
+        }
+        int[] count = new int[comps + 1];
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (comp[tail[a]] == comp[head[a]]) {
+                count[comp[tail[a]] + 1]++;
+            }
+        }
+        for (int c = 0; c < comps; c++) {
+            count[c + 1] += count[c];
+        }
+        int[] byComp = new int[count[comps]];
+        int[] at = Arrays.copyOf(count, comps);
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (comp[tail[a]] == comp[head[a]]) {
+                byComp[at[comp[tail[a]]]++] = a;
+            }
+        }
+        int[] local = new int[nodes];
+        Arrays.fill(local, -1);
+        if (Boolean.getBoolean("rackwise.core.timing")) {
+            int big = 0;
+            int nontrivial = 0;
+            for (int c = 0; c < comps; c++) {
+                big = Math.max(big, count[c + 1] - count[c]);
+                nontrivial += count[c + 1] - count[c] >= 2 ? 1 : 0;
+            }
+            System.err.printf("stage 2: %d components, %d with arcs, largest %d arcs%n", comps, nontrivial, big);
+        }
+        for (int c = 0; c < comps; c++) {
+            int m = count[c + 1] - count[c];
+            if (m < 2) {
+                continue; // a cycle needs two arcs
+            }
+            int k = 0;
+            int[] ft = new int[m];
+            int[] fh = new int[m];
+            long[] fc = new long[m];
+            long[] fk = new long[m];
+            int[] ids = new int[m];
+            for (int j = 0; j < m; j++) {
+                int a = byComp[count[c] + j];
+                ids[j] = a;
+                if (local[tail[a]] < 0) {
+                    local[tail[a]] = k++;
+                }
+                if (local[head[a]] < 0) {
+                    local[head[a]] = k++;
+                }
+            }
+            long[] sup = new long[k];
+            for (int j = 0; j < m; j++) {
+                int a = ids[j];
+                ft[j] = local[tail[a]];
+                fh[j] = local[head[a]];
+                fc[j] = cap[a];
+                fk[j] = perturbation(a, bitsUsed);
+                sup[ft[j]] += flows[a];
+                sup[fh[j]] -= flows[a];
+            }
+            long[] got = ShortestPathFlow.solve(k, sup, m, ft, fh, fc, fk);
+            if (got == null) {
+                got = exact(k, sup, m, ft, fh, fc, fk);
+            }
+            for (int j = 0; j < m; j++) {
+                flows[ids[j]] = got[j];
+                local[tail[ids[j]]] = -1;
+                local[head[ids[j]]] = -1;
+            }
+        }
+    }
+
+    /** Strongly connected components (Tarjan, iterative) of the graph in CSR form. */
+    private int[] components(int[] deg, int[] to) {
+        int[] index = new int[nodes];
+        int[] low = new int[nodes];
+        int[] comp = new int[nodes];
+        Arrays.fill(index, -1);
+        boolean[] onStack = new boolean[nodes];
+        int[] stack = new int[nodes];
+        int[] call = new int[nodes];
+        int[] next = new int[nodes];
+        int sp = 0;
+        int counter = 0;
+        int comps = 0;
+        for (int root = 0; root < nodes; root++) {
+            if (index[root] >= 0) {
+                continue;
+            }
+            int depth = 0;
+            call[depth++] = root;
+            index[root] = low[root] = counter++;
+            next[root] = deg[root];
+            stack[sp++] = root;
+            onStack[root] = true;
+            while (depth > 0) {
+                int u = call[depth - 1];
+                if (next[u] < deg[u + 1]) {
+                    int v = to[next[u]++];
+                    if (index[v] < 0) {
+                        index[v] = low[v] = counter++;
+                        next[v] = deg[v];
+                        stack[sp++] = v;
+                        onStack[v] = true;
+                        call[depth++] = v;
+                    } else if (onStack[v]) {
+                        low[u] = Math.min(low[u], index[v]);
+                    }
+                } else {
+                    depth--;
+                    if (depth > 0) {
+                        int parent = call[depth - 1];
+                        low[parent] = Math.min(low[parent], low[u]);
+                    }
+                    if (low[u] == index[u]) {
+                        int v;
+                        do {
+                            v = stack[--sp];
+                            onStack[v] = false;
+                            comp[v] = comps;
+                        } while (v != u);
+                        comps++;
+                    }
+                }
+            }
+        }
+        return comp;
+    }
+
+    private long[] exact(int k, long[] sup, int m, int[] t, int[] h, long[] c, long[] w) {
+        int saved = nodes;
+        nodes = k;
+        try {
+            return exact(sup, m, t, h, c, w);
+        } finally {
+            nodes = saved;
         }
     }
 
