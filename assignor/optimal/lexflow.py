@@ -23,9 +23,13 @@ and 10 * s + 7: the first wins, whatever the solver.
 
 from __future__ import annotations
 
+import math
+from collections import deque
 from collections.abc import Sequence
 
-from assignor.errors import AssignorError
+import numpy as np
+
+from assignor.errors import AssignorError, SolverError
 from assignor.optimal.flow import FlowNetwork, FlowSolution
 
 LIMIT = 1 << 60
@@ -62,8 +66,13 @@ class LexNetwork:
     perturbation) say what the combined costs held.
     """
 
-    def __init__(self, *, keep: int = 1, error: AssignorError | None = None) -> None:
+    def __init__(self, *, keep: int = 1, error: AssignorError | None = None,
+                 path_bound: int | None = None) -> None:
         self._keep = keep
+        # path_bound (the consumer core's): every feasible flow is at most this many arc-units
+        # (units x the longest path, in a network without cycles); with it, each level is
+        # also divided by the gcd of its values, which changes no optimum and saves bits.
+        self._bound = path_bound
         self._error = error or AssignorError(TOO_LARGE)
         self._nodes = 0
         self._tails: list[int] = []
@@ -104,13 +113,14 @@ class LexNetwork:
         out = self._levels_combined(used)
         if bits:
             hs = [1 + (x >> (32 - bits)) for x in self._mixes()]
-            scale = 1 + sum(c * h for c, h in zip(self._caps, hs, strict=True))
+            scale = self._scale(hs)
             # every combined cost is at least its levels' times ``scale``: reject early
             if max(out, default=0) * scale * (self._nodes + 1) >= LIMIT:
                 return None
             out = [cost * scale + h for cost, h in zip(out, hs, strict=True)]
         top = max(out, default=0)
-        total = sum(c * w for c, w in zip(self._caps, out, strict=True))
+        total = (self._bound * top if self._bound is not None
+                 else sum(c * w for c, w in zip(self._caps, out, strict=True)))
         if top * (self._nodes + 1) >= LIMIT or total >= LIMIT:
             return None
         return out
@@ -119,17 +129,126 @@ class LexNetwork:
         """The first ``used`` levels as one integer per arc: level ``i >= 1`` scaled by
         ``1 + sum(cap * level_i)``."""
         rows = [lv[:used] for lv in self._levels]
+        if self._bound is not None and rows:
+            cols = [[lv[i] for lv in rows] for i in range(used)]
+            gs = [math.gcd(*col) or 1 for col in cols]
+            rows = [tuple(x // g for x, g in zip(lv, gs, strict=True)) for lv in rows]
         out = [lv[0] if lv else 0 for lv in rows]
         for i in range(1, used):
-            scale = 1 + sum(c * lv[i] for c, lv in zip(self._caps, rows, strict=True))
+            scale = self._scale([lv[i] for lv in rows])
             out = [cost * scale + lv[i] for cost, lv in zip(out, rows, strict=True)]
         return out
+
+    def _scale(self, level: Sequence[int]) -> int:
+        """One more than any feasible flow can collect at ``level``: ``sum(cap * level)``, or
+        with a ``path_bound`` B (every feasible flow is at most B arc-units: units times the
+        longest path, in a network without cycles) ``B * max(level)``."""
+        if self._bound is not None:
+            return 1 + self._bound * max(level, default=0)
+        return 1 + sum(c * x for c, x in zip(self._caps, level, strict=True))
 
     def _mixes(self) -> list[int]:
         """The finaliser of ``arc + 1`` for every arc (computed once)."""
         if len(self._mix) != len(self._levels):
             self._mix = [_fmix32(arc + 1) for arc in range(len(self._levels))]
         return self._mix
+
+    def solve_in_two_stages(self) -> FlowSolution:
+        """The lexicographic optimum at any size (docs/rack-optimal.md § 4.2): first the
+        levels alone (as many as fit, never fewer than ``keep``), then, among the flows
+        optimal for them, the least total perturbation of 32 bits.
+
+        The flows optimal for the levels are exactly those that meet complementary slackness
+        with any optimal potential: an arc whose reduced cost is positive carries nothing, a
+        negative one is full, and only the arcs at reduced cost 0 are free. So stage 2 is a
+        min-cost flow over the free arcs, costs the perturbations, supplies less what the
+        full arcs carry. Its costs need no room for the levels, so it fits where one
+        combined integer cannot."""
+        width = max((len(lv) for lv in self._levels), default=1)
+        for used in range(width, min(self._keep, width) - 1, -1):
+            costs = self._combine(used, 0) if used else None
+            if costs is not None:
+                break
+        else:
+            raise self._error
+        first = self._flow_network(self._caps, costs, self._supply).solve()
+        flows = [int(f) for f in first.flows]
+        pot = self._potentials(flows, costs)
+        supply = dict(self._supply)
+        free_arcs: list[int] = []
+        for a, (u, v, cap, c) in enumerate(zip(self._tails, self._heads, self._caps, costs,
+                                               strict=True)):
+            reduced = c + pot[u] - pot[v]
+            if reduced == 0:
+                free_arcs.append(a)
+                flows[a] = 0
+            elif reduced < 0:  # full in every optimal flow
+                supply[u] = supply.get(u, 0) - cap
+                supply[v] = supply.get(v, 0) + cap
+                flows[a] = cap
+            else:
+                flows[a] = 0
+        # stage 2's costs are the perturbations alone: any flow collects at most B of them
+        bound = self._bound if self._bound is not None else sum(self._caps)
+        bits = next((b for b in BITS if ((1 << b) + 1) * max(bound, self._nodes + 1) < LIMIT), 0)
+        if free_arcs and bits:
+            mix = self._mixes()
+            second = FlowNetwork()
+            for _ in range(self._nodes):
+                second.add_node()
+            second.add_arcs([self._tails[a] for a in free_arcs], [self._heads[a] for a in free_arcs],
+                            [self._caps[a] for a in free_arcs],
+                            [1 + (mix[a] >> (32 - bits)) for a in free_arcs])
+            for node, amount in sorted(supply.items()):
+                second.set_supply(node, amount)
+            sol = second.solve()
+            for i, a in enumerate(free_arcs):
+                flows[a] = int(sol.flows[i])
+        elif free_arcs:
+            for a in free_arcs:
+                flows[a] = int(first.flows[a])
+        self.levels_used, self.perturbation_bits = used, bits
+        total = sum(f * c for f, c in zip(flows, costs, strict=True))
+        if total != first.cost:  # stage 2 left the optimal face: a bug, never an input's fault
+            raise SolverError(f"two-stage flow lost the optimum ({total} != {first.cost})")
+        return FlowSolution(cost=total, flows=np.asarray(flows, dtype=np.int64))
+
+    def _potentials(self, flows: Sequence[int], costs: Sequence[int]) -> list[int]:
+        """Node potentials of an optimal flow: shortest distances in its residual network from
+        a virtual source joined to every node at 0 (Bellman-Ford, queue-based); every residual
+        arc then has a reduced cost ``cost + pot[tail] - pot[head] >= 0``."""
+        out: list[list[tuple[int, int]]] = [[] for _ in range(self._nodes)]
+        for u, v, cap, f, c in zip(self._tails, self._heads, self._caps, flows, costs,
+                                   strict=True):
+            if f < cap:
+                out[u].append((v, c))
+            if f > 0:
+                out[v].append((u, -c))
+        dist = [0] * self._nodes
+        queue = deque(range(self._nodes))
+        queued = [True] * self._nodes
+        while queue:
+            u = queue.popleft()
+            queued[u] = False
+            du = dist[u]
+            for v, c in out[u]:
+                if du + c < dist[v]:
+                    dist[v] = du + c
+                    if not queued[v]:
+                        queued[v] = True
+                        queue.append(v)
+        return dist
+
+    def _flow_network(self, caps: Sequence[int], costs: Sequence[int],
+                      supply: dict[int, int]) -> FlowNetwork:
+        net = FlowNetwork()
+        for _ in range(self._nodes):
+            net.add_node()
+        if self._tails:
+            net.add_arcs(self._tails, self._heads, list(caps), list(costs))
+        for node, amount in sorted(supply.items()):
+            net.set_supply(node, amount)
+        return net
 
     def solve(self) -> FlowSolution:
         width = max((len(lv) for lv in self._levels), default=1)

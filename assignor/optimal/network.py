@@ -61,7 +61,9 @@ class Flow:
 
 def build(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> tuple[LexNetwork, Arcs]:
     """The network of § 4.2, nodes and arcs in the stated order."""
-    net = LexNetwork(keep=2, error=SolverError(TOO_LARGE))
+    # Every unit runs supply -> pool -> kind -> sink at most (3 arcs, no cycles): the levels'
+    # scales are bounded by 3 P (§ 4.2), far tighter than sum(cap * level) over the arcs.
+    net = LexNetwork(keep=2, error=SolverError(TOO_LARGE), path_bound=3 * sum(col.sizes))
     sink = net.add_node()
     kind_node = [net.add_node() for _ in col.kinds]
     pool_node = [net.add_node() for _ in col.pools]
@@ -101,7 +103,7 @@ def build(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> tuple[Le
 def solve_flow(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> Flow:
     """Build § 4.2's network and solve it; the flow is unique wherever the perturbation fits."""
     net, arcs = build(col, bnd, unit, move_unit)
-    sol = net.solve()
+    sol = net.solve_in_two_stages()
     return Flow(arcs, sol.flows, net.levels_used, net.perturbation_bits)
 
 

@@ -47,6 +47,20 @@ public final class LexFlow {
     private int keep = 1;
     private String refusal = "rack-aware costs too large to solve exactly (weights x "
             + "traffic_cost x partitions reach 2^60): scale the weights down";
+    /** The path bound B (0: none): see {@link #pathBound(long)}. */
+    private long bound;
+
+    /**
+     * The consumer core's tightenings (docs/rack-optimal.md § 4.2): every feasible flow is at
+     * most {@code b} arc-units (units times the longest path, in a network without cycles),
+     * so level {@code i >= 1} is scaled by {@code 1 + b · max level_i}, the total checked as
+     * {@code b · M}; and each level is first divided by the gcd of its values over the arcs.
+     */
+    public LexFlow pathBound(long b) {
+        bound = b;
+        return this;
+    }
+
 
     /**
      * Without the perturbation, take the fast solver's optimum too (by default the primal-dual
@@ -187,11 +201,30 @@ public final class LexFlow {
                     pert[a] = perturbation(a, bits);
                 }
             }
+            long[] div = new long[width];
+            Arrays.fill(div, 1);
+            if (bound > 0) {
+                for (int i = 0; i < used; i++) {
+                    long g = 0;
+                    for (int a = 0; a < arcs && g != 1; a++) {
+                        g = gcd(g, Math.abs(levels[a * this.width + i]));
+                    }
+                    div[i] = g == 0 ? 1 : g;
+                }
+            }
             long[] scales = new long[width];
             for (int i = 1; i < width; i++) {
                 long s = 1;
-                for (int a = 0; a < arcs; a++) {
-                    s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i, used, pert)));
+                if (bound > 0) {
+                    long max = 0;
+                    for (int a = 0; a < arcs; a++) {
+                        max = Math.max(max, level(a, i, used, pert) / div[i]);
+                    }
+                    s = Math.addExact(s, Math.multiplyExact(bound, max));
+                } else {
+                    for (int a = 0; a < arcs; a++) {
+                        s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i, used, pert)));
+                    }
                 }
                 scales[i] = s;
             }
@@ -199,13 +232,18 @@ public final class LexFlow {
             long top = 0;
             long total = 0;
             for (int a = 0; a < arcs; a++) {
-                long c = level(a, 0, used, pert);
+                long c = level(a, 0, used, pert) / div[0];
                 for (int i = 1; i < width; i++) {
-                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i, used, pert));
+                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i, used, pert) / div[i]);
                 }
                 out[a] = c;
                 top = Math.max(top, c);
-                total = Math.addExact(total, Math.multiplyExact(cap[a], c));
+                if (bound <= 0) {
+                    total = Math.addExact(total, Math.multiplyExact(cap[a], c));
+                }
+            }
+            if (bound > 0) {
+                total = Math.multiplyExact(bound, top);
             }
             if (Math.multiplyExact(top, (long) nodes + 1) >= LIMIT || total >= LIMIT) {
                 return null;
@@ -225,6 +263,362 @@ public final class LexFlow {
     }
 
     /** Solves; afterwards {@link #flow(int)} reads each arc's flow. */
+    private static long gcd(long a, long b) {
+        while (b != 0) {
+            long t = a % b;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    /**
+     * The lexicographic optimum at any size (docs/rack-optimal.md § 4.2): the levels alone
+     * first (as many as fit, never fewer than {@link #keep(int)}), then, among the flows
+     * optimal for them, the least total perturbation. Those flows are exactly the ones meeting
+     * complementary slackness with the first flow's potentials: arcs of positive reduced cost
+     * carry nothing, negative ones are full, and the arcs at reduced cost 0 are free; stage 2
+     * is a min-cost flow over the free arcs with the perturbations as costs.
+     */
+    public void solveInTwoStages() {
+        if (width < 0) {
+            width = 1;
+        }
+        long[] costs = null;
+        int used = width;
+        for (; used >= Math.max(1, Math.min(keep, width)) && costs == null; used--) {
+            costs = combine(used, 0);
+        }
+        if (costs == null) {
+            throw refuse.apply(refusal);
+        }
+        levelsUsed = used + 1;
+        long q0 = System.nanoTime();
+        long[] first = ShortestPathFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
+        if (first == null) {
+            first = exact(supply, arcs, tail, head, cap, costs);
+        }
+        long q1 = System.nanoTime();
+        long firstCost = 0;
+        for (int a = 0; a < arcs; a++) {
+            firstCost += first[a] * costs[a];
+        }
+        long[] pot = potentials(first, costs);
+        long q2 = System.nanoTime();
+        long[] rest = Arrays.copyOf(supply, nodes);
+        int[] free = new int[arcs];
+        int nFree = 0;
+        flows = new long[arcs];
+        for (int a = 0; a < arcs; a++) {
+            long reduced = costs[a] + pot[tail[a]] - pot[head[a]];
+            if (reduced == 0) {
+                free[nFree++] = a;
+            } else if (reduced < 0) { // full in every optimal flow
+                flows[a] = cap[a];
+                rest[tail[a]] -= cap[a];
+                rest[head[a]] += cap[a];
+            }
+        }
+        long total = 0;
+        for (int a = 0; a < arcs; a++) {
+            total += cap[a];
+        }
+        long b = bound > 0 ? bound : total;
+        bitsUsed = 0;
+        for (int bits : BITS) {
+            if (bitsUsed == 0 && ((1L << bits) + 1) * Math.max(b, (long) nodes + 1) < LIMIT) {
+                bitsUsed = bits;
+            }
+        }
+        for (int i = 0; i < nFree; i++) {
+            flows[free[i]] = first[free[i]];
+        }
+        if (nFree > 0 && bitsUsed > 0) {
+            secondStage(free, nFree);
+        }
+        long cost = 0;
+        for (int a = 0; a < arcs; a++) {
+            cost += flows[a] * costs[a];
+        }
+        if (Boolean.getBoolean("rackwise.core.timing")) {
+            System.err.printf("two stages: first %d ms, potentials %d ms, second %d ms (%d free of %d)%n", (q1 - q0) / 1000000, (q2 - q1) / 1000000, (System.nanoTime() - q2) / 1000000, nFree, arcs);
+        }
+        if (cost != firstCost) {
+            throw new IllegalStateException("two-stage flow lost the optimum (" + cost + " != "
+                    + firstCost + "): a bug, never an input's fault");
+        }
+    }
+
+    /**
+     * Stage 2 on the free arcs, which carry the first flow: two optimal flows differ by a
+     * circulation on the first flow's residual free arcs, and its cycles stay inside strongly
+     * connected components, so an arc between two components keeps its flow and each
+     * component is a small min-cost flow of its own (its supplies what the first flow moves
+     * through it, its costs the perturbations). The answer is the same as one flow over all
+     * the free arcs; only the work is smaller.
+     */
+    private void secondStage(int[] free, int nFree) {
+        // residual graph of the free arcs: u -> v while below capacity, v -> u while carrying
+        int[] deg = new int[nodes + 1];
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (flows[a] < cap[a]) {
+                deg[tail[a] + 1]++;
+            }
+            if (flows[a] > 0) {
+                deg[head[a] + 1]++;
+            }
+        }
+        for (int v = 0; v < nodes; v++) {
+            deg[v + 1] += deg[v];
+        }
+        int[] fill = Arrays.copyOf(deg, nodes);
+        int[] to = new int[deg[nodes]];
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (flows[a] < cap[a]) {
+                to[fill[tail[a]]++] = head[a];
+            }
+            if (flows[a] > 0) {
+                to[fill[head[a]]++] = tail[a];
+            }
+        }
+        int[] comp = components(deg, to);
+        // per component: its internal free arcs
+        int comps = 0;
+        for (int v = 0; v < nodes; v++) {
+            comps = Math.max(comps, comp[v] + 1);
+        }
+        int[] count = new int[comps + 1];
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (comp[tail[a]] == comp[head[a]]) {
+                count[comp[tail[a]] + 1]++;
+            }
+        }
+        for (int c = 0; c < comps; c++) {
+            count[c + 1] += count[c];
+        }
+        int[] byComp = new int[count[comps]];
+        int[] at = Arrays.copyOf(count, comps);
+        for (int i = 0; i < nFree; i++) {
+            int a = free[i];
+            if (comp[tail[a]] == comp[head[a]]) {
+                byComp[at[comp[tail[a]]]++] = a;
+            }
+        }
+        int[] local = new int[nodes];
+        Arrays.fill(local, -1);
+        if (Boolean.getBoolean("rackwise.core.timing")) {
+            int big = 0;
+            int nontrivial = 0;
+            for (int c = 0; c < comps; c++) {
+                big = Math.max(big, count[c + 1] - count[c]);
+                nontrivial += count[c + 1] - count[c] >= 2 ? 1 : 0;
+            }
+            System.err.printf("stage 2: %d components, %d with arcs, largest %d arcs%n", comps, nontrivial, big);
+        }
+        for (int c = 0; c < comps; c++) {
+            int m = count[c + 1] - count[c];
+            if (m < 2) {
+                continue; // a cycle needs two arcs
+            }
+            int k = 0;
+            int[] ft = new int[m];
+            int[] fh = new int[m];
+            long[] fc = new long[m];
+            long[] fk = new long[m];
+            int[] ids = new int[m];
+            for (int j = 0; j < m; j++) {
+                int a = byComp[count[c] + j];
+                ids[j] = a;
+                if (local[tail[a]] < 0) {
+                    local[tail[a]] = k++;
+                }
+                if (local[head[a]] < 0) {
+                    local[head[a]] = k++;
+                }
+            }
+            long[] sup = new long[k];
+            for (int j = 0; j < m; j++) {
+                int a = ids[j];
+                ft[j] = local[tail[a]];
+                fh[j] = local[head[a]];
+                fc[j] = cap[a];
+                fk[j] = perturbation(a, bitsUsed);
+                sup[ft[j]] += flows[a];
+                sup[fh[j]] -= flows[a];
+            }
+            long[] got = ShortestPathFlow.solve(k, sup, m, ft, fh, fc, fk);
+            if (got == null) {
+                got = exact(k, sup, m, ft, fh, fc, fk);
+            }
+            for (int j = 0; j < m; j++) {
+                flows[ids[j]] = got[j];
+                local[tail[ids[j]]] = -1;
+                local[head[ids[j]]] = -1;
+            }
+        }
+    }
+
+    /** Strongly connected components (Tarjan, iterative) of the graph in CSR form. */
+    private int[] components(int[] deg, int[] to) {
+        int[] index = new int[nodes];
+        int[] low = new int[nodes];
+        int[] comp = new int[nodes];
+        Arrays.fill(index, -1);
+        boolean[] onStack = new boolean[nodes];
+        int[] stack = new int[nodes];
+        int[] call = new int[nodes];
+        int[] next = new int[nodes];
+        int sp = 0;
+        int counter = 0;
+        int comps = 0;
+        for (int root = 0; root < nodes; root++) {
+            if (index[root] >= 0) {
+                continue;
+            }
+            int depth = 0;
+            call[depth++] = root;
+            index[root] = low[root] = counter++;
+            next[root] = deg[root];
+            stack[sp++] = root;
+            onStack[root] = true;
+            while (depth > 0) {
+                int u = call[depth - 1];
+                if (next[u] < deg[u + 1]) {
+                    int v = to[next[u]++];
+                    if (index[v] < 0) {
+                        index[v] = low[v] = counter++;
+                        next[v] = deg[v];
+                        stack[sp++] = v;
+                        onStack[v] = true;
+                        call[depth++] = v;
+                    } else if (onStack[v]) {
+                        low[u] = Math.min(low[u], index[v]);
+                    }
+                } else {
+                    depth--;
+                    if (depth > 0) {
+                        int parent = call[depth - 1];
+                        low[parent] = Math.min(low[parent], low[u]);
+                    }
+                    if (low[u] == index[u]) {
+                        int v;
+                        do {
+                            v = stack[--sp];
+                            onStack[v] = false;
+                            comp[v] = comps;
+                        } while (v != u);
+                        comps++;
+                    }
+                }
+            }
+        }
+        return comp;
+    }
+
+    private long[] exact(int k, long[] sup, int m, int[] t, int[] h, long[] c, long[] w) {
+        int saved = nodes;
+        nodes = k;
+        try {
+            return exact(sup, m, t, h, c, w);
+        } finally {
+            nodes = saved;
+        }
+    }
+
+    /** Any exact min-cost flow meeting {@code sup} (primal-dual, few phases without ties). */
+    private long[] exact(long[] sup, int m, int[] t, int[] h, long[] c, long[] k) {
+        MinCostFlow net = new MinCostFlow();
+        for (int v = 0; v < nodes; v++) {
+            net.addNode();
+        }
+        for (int v = 0; v < nodes; v++) {
+            if (sup[v] != 0) {
+                net.addSupply(v, sup[v]);
+            }
+        }
+        int[] ids = new int[m];
+        for (int a = 0; a < m; a++) {
+            ids[a] = net.addArc(t[a], h[a], c[a], k[a]);
+        }
+        if (net.solve() < 0) {
+            throw new IllegalStateException("rack-aware flow is infeasible (a bug: the start"
+                    + " placement is always feasible)");
+        }
+        long[] out = new long[m];
+        for (int a = 0; a < m; a++) {
+            out[a] = net.flow(ids[a]);
+        }
+        return out;
+    }
+
+    /**
+     * Potentials of an optimal flow: shortest distances in its residual network from a
+     * virtual source joined to every node at 0 (Bellman-Ford with a queue), so every residual
+     * arc has {@code cost + pot[tail] - pot[head] >= 0}.
+     */
+    private long[] potentials(long[] f, long[] costs) {
+        int[] deg = new int[nodes + 1];
+        for (int a = 0; a < arcs; a++) {
+            if (f[a] < cap[a]) {
+                deg[tail[a] + 1]++;
+            }
+            if (f[a] > 0) {
+                deg[head[a] + 1]++;
+            }
+        }
+        for (int v = 0; v < nodes; v++) {
+            deg[v + 1] += deg[v];
+        }
+        int[] fill = Arrays.copyOf(deg, nodes);
+        int[] to = new int[deg[nodes]];
+        long[] w = new long[deg[nodes]];
+        for (int a = 0; a < arcs; a++) {
+            if (f[a] < cap[a]) {
+                to[fill[tail[a]]] = head[a];
+                w[fill[tail[a]]++] = costs[a];
+            }
+            if (f[a] > 0) {
+                to[fill[head[a]]] = tail[a];
+                w[fill[head[a]]++] = -costs[a];
+            }
+        }
+        long[] dist = new long[nodes];
+        int[] queue = new int[nodes + 1];
+        boolean[] queued = new boolean[nodes];
+        int qh = 0;
+        int qt = 0;
+        int size = 0;
+        for (int v = 0; v < nodes; v++) {
+            queue[qt++] = v;
+            queued[v] = true;
+            size++;
+        }
+        qt %= queue.length;
+        while (size > 0) {
+            int u = queue[qh];
+            qh = (qh + 1) % queue.length;
+            size--;
+            queued[u] = false;
+            long du = dist[u];
+            for (int i = deg[u]; i < deg[u + 1]; i++) {
+                int v = to[i];
+                if (du + w[i] < dist[v]) {
+                    dist[v] = du + w[i];
+                    if (!queued[v]) {
+                        queued[v] = true;
+                        queue[qt] = v;
+                        qt = (qt + 1) % queue.length;
+                        size++;
+                    }
+                }
+            }
+        }
+        return dist;
+    }
+
     public void solve() {
         if (width < 0) {
             width = 1;

@@ -31,7 +31,7 @@ public final class RackOptimal {
         long t1 = System.nanoTime();
         Network net = build(in);
         long t2 = System.nanoTime();
-        net.flow.solve();
+        net.flow.solveInTwoStages();
         long t3 = System.nanoTime();
         Solution s = Decode.decode(in, net);
         long t4 = System.nanoTime();
@@ -47,7 +47,7 @@ public final class RackOptimal {
 
     /** The collapsed network of § 4.1-4.2, with what the decode needs to read its flow. */
     static final class Network {
-        final LexFlow flow = new LexFlow().anyOptimum()
+        final LexFlow flow = new LexFlow()
                 .keep(2, "costs too large to solve exactly: lower traffic_cost or weights");
         final Balance band;
         int kinds;
@@ -90,6 +90,8 @@ public final class RackOptimal {
         long b0 = System.nanoTime();
         Balance band = Balance.of(in.n, in.classSize, in.classMembers);
         Network net = new Network(band);
+        // Every unit runs supply -> pool -> kind -> sink at most: the path bound 3P (§ 4.2).
+        net.flow.pathBound(3L * in.parts);
         net.bandNanos = System.nanoTime() - b0;
         int n = in.n;
         int classes = in.classSize.length;

@@ -78,11 +78,14 @@ class CollapsedNetworkTest {
     /** § 4.2: the tries stop at (balance, cost); beyond that the input is refused. */
     @Test
     void costsThatDoNotFitAreRefused() {
-        PartitionSpec az1 = new PartitionSpec(List.of("az1"), "az1", 1e14);
-        PartitionSpec az2 = new PartitionSpec(List.of("az2"), "az2", 1e14);
+        // one huge weight beside ordinary ones (as the Python test): dividing the cost level
+        // by its gcd (§ 4.2) cannot bring it below 2^60
+        PartitionSpec huge = new PartitionSpec(List.of("az1"), "az1", 1e18);
+        PartitionSpec az1 = new PartitionSpec(List.of("az1"), "az1", 1.0);
+        PartitionSpec az2 = new PartitionSpec(List.of("az2"), "az2", 1.0);
         Problem pb = Problem.builder().racks(List.of("az1", "az2")).costs(10.0, 1.0)
                 .member("a", "az1", true, List.of("t")).member("b", "az2", true, List.of("t"))
-                .topic("t", List.of(az1, az2, az1, az2)).build();
+                .topic("t", List.of(huge, az2, az1, az2)).build();
         CoreInputException e = org.junit.jupiter.api.Assertions.assertThrows(CoreInputException.class,
                 () -> RackOptimal.solve(pb));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("costs too large to solve exactly"),
