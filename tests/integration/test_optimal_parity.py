@@ -114,7 +114,8 @@ def test_identical_assignments_at_scale(members: int, partitions: int) -> None:
     assert row.get("bits") == 32, row.get("bits")
     py = {m: sorted(ps) for m, ps in python_solution(group, cfg).items() if ps}
     java = {m: sorted(ps) for m, ps in _java_assignment(row).items() if ps}
-    assert py == java, f"seed={seed}: {sum(py.get(m) != java.get(m) for m in set(py) | set(java))} members differ"
+    differ = sum(py.get(m) != java.get(m) for m in set(py) | set(java))
+    assert py == java, f"seed={seed}: {differ} members differ"
 
 
 def test_java_busiest_member_no_heavier_on_the_whole(solved: list[Any]) -> None:
