@@ -20,6 +20,7 @@ from agent.dev.tail import TopicTail
 from protocol.plan import AssignmentPlan
 from protocol.routing import group_partition
 from tests.chaos.harness import (
+    FULL,
     AgentProcess,
     ChaosMember,
     Figures,
@@ -31,7 +32,9 @@ from tests.chaos.harness import (
 )
 from tests.support.kafkautil import create_topic
 
-pytestmark = [pytest.mark.chaos, pytest.mark.timeout(420)]
+# a paused agent fenced (~45 s): under `make chaos` only (make test within 30 minutes).
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(420),
+              pytest.mark.skipif(not FULL, reason="long: runs under make chaos")]
 
 GROUPS = [f"pg{i}" for i in range(6)]
 
