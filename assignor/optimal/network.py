@@ -53,7 +53,7 @@ class Flow:
     arcs: Arcs
     flows: np.ndarray
     levels_used: int  # 3: (balance, cost, tie); 2: the tie was dropped
-    perturbation_bits: int  # 0: no perturbation, identity with Java not guaranteed
+    perturbation_bits: int  # stage 2's width: 32 unless B * 2**32 passes 2**60; 0 means none
 
     def of(self, arc: int | None) -> int:
         return 0 if arc is None else int(self.flows[arc])
@@ -101,7 +101,7 @@ def build(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> tuple[Le
 
 
 def solve_flow(col: Collapsed, bnd: Band, unit: TypeUnit, move_unit: int) -> Flow:
-    """Build § 4.2's network and solve it; the flow is unique wherever the perturbation fits."""
+    """Build § 4.2's network and solve it in its two stages: the one flow, at any size."""
     net, arcs = build(col, bnd, unit, move_unit)
     sol = net.solve_in_two_stages()
     return Flow(arcs, sol.flows, net.levels_used, net.perturbation_bits)
