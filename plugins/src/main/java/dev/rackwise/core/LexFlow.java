@@ -647,27 +647,7 @@ public final class LexFlow {
                 return;
             }
         }
-        MinCostFlow net = new MinCostFlow();
-        for (int v = 0; v < nodes; v++) {
-            net.addNode();
-        }
-        for (int v = 0; v < nodes; v++) {
-            if (supply[v] != 0) {
-                net.addSupply(v, supply[v]);
-            }
-        }
-        int[] ids = new int[arcs];
-        for (int a = 0; a < arcs; a++) {
-            ids[a] = net.addArc(tail[a], head[a], cap[a], costs[a]);
-        }
-        if (net.solve() < 0) {
-            throw new IllegalStateException("rack-aware flow is infeasible (a bug: the start"
-                    + " placement is always feasible)");
-        }
-        flows = new long[arcs];
-        for (int a = 0; a < arcs; a++) {
-            flows[a] = net.flow(ids[a]);
-        }
+        flows = exact(supply, arcs, tail, head, cap, costs);
     }
 
     public long flow(int arc) {
