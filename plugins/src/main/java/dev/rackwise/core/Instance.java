@@ -87,28 +87,50 @@ final class Instance {
         n = members.size();
         memberIds = new String[n];
         Map<String, Integer> memberIndex = new HashMap<>(2 * n + 1);
-        TreeSet<PlaceKey> placeSet = new TreeSet<>();
+        // Places: each member's (rack, reads followers) as a slot, 2 x (its rack's index in
+        // order of first sight, the unknown rack first) + followers; then the few distinct
+        // slots sorted into place order. One string-keyed lookup per member, by its rack.
+        Map<String, Integer> rackSlot = new HashMap<>();
+        List<String> slotRack = new ArrayList<>();
+        slotRack.add(null);
+        int[] memberSlot = new int[n];
         for (int m = 0; m < n; m++) {
-            memberIds[m] = members.get(m).id();
+            MemberSpec ms = members.get(m);
+            memberIds[m] = ms.id();
             memberIndex.put(memberIds[m], m);
-            placeSet.add(new PlaceKey(members.get(m).rack(), members.get(m).readsFollowers()));
+            int r = 0;
+            if (ms.rack() != null) {
+                r = rackSlot.computeIfAbsent(ms.rack(), x -> {
+                    slotRack.add(x);
+                    return slotRack.size() - 1;
+                });
+            }
+            memberSlot[m] = 2 * r + (ms.readsFollowers() ? 1 : 0);
+        }
+        TreeSet<PlaceKey> placeSet = new TreeSet<>();
+        boolean[] slotSeen = new boolean[2 * slotRack.size()];
+        for (int m = 0; m < n; m++) {
+            if (!slotSeen[memberSlot[m]]) {
+                slotSeen[memberSlot[m]] = true;
+                placeSet.add(new PlaceKey(slotRack.get(memberSlot[m] / 2), memberSlot[m] % 2 == 1));
+            }
         }
         places = placeSet.size();
         String[] placeRack = new String[places];
         boolean[] placeFollowers = new boolean[places];
-        Map<PlaceKey, Integer> placeIndex = new HashMap<>();
+        int[] slotPlace = new int[slotSeen.length];
         int pi = 0;
         for (PlaceKey k : placeSet) {
             placeRack[pi] = k.rack;
             placeFollowers[pi] = k.followers;
-            placeIndex.put(k, pi++);
+            int r = k.rack == null ? 0 : rackSlot.get(k.rack);
+            slotPlace[2 * r + (k.followers ? 1 : 0)] = pi++;
         }
         placeOf = new int[n];
         boolean byLeader = false;
         for (int m = 0; m < n; m++) {
-            MemberSpec ms = members.get(m);
-            placeOf[m] = placeIndex.get(new PlaceKey(ms.rack(), ms.readsFollowers()));
-            byLeader |= !ms.readsFollowers();
+            placeOf[m] = slotPlace[memberSlot[m]];
+            byLeader |= memberSlot[m] % 2 == 0;
         }
 
         // Members with the same topic set form a group (groups by their first member): most
@@ -240,8 +262,11 @@ final class Instance {
         Map<List<String>, Integer> sameRacks = new java.util.IdentityHashMap<>();
         Ids<List<String>> racksIds = new Ids<>();
         Ids<String> leaderIds = new Ids<>();
-        Map<TypeKey, Integer> typeIndex = new HashMap<>();
-        List<TypeKey> keys = new ArrayList<>();
+        TypeTable typeTable = new TypeTable();
+        List<String> lastRacks = null; // the last partition's list, and its id
+        int racksKey = -1;
+        String lastLeader = null; // the last partition's leader rack, and its id
+        int leaderKey = -1;
         int[] ownedCount = new int[n + 1];
         double w0 = 0;
         boolean same = true;
@@ -269,49 +294,54 @@ final class Instance {
                     ownedCount[o + 1]++;
                 }
                 List<String> rr = s.replicaRacks();
-                Integer racksKey = sameRacks.get(rr); // adapters share one list per rack set
-                if (racksKey == null) {
-                    racksKey = racksOf.get(rr);
-                    if (racksKey == null) {
-                        racksKey = racksIds.of(List.copyOf(new TreeSet<>(rr)));
-                        racksOf.put(rr, racksKey);
+                if (rr != lastRacks) { // adapters share one list per rack set
+                    Integer key = sameRacks.get(rr);
+                    if (key == null) {
+                        key = racksOf.get(rr);
+                        if (key == null) {
+                            key = racksIds.of(List.copyOf(new TreeSet<>(rr)));
+                            racksOf.put(rr, key);
+                        }
+                        if (sameRacks.size() < 1024) { // adapters that share lists need a few
+                            sameRacks.put(rr, key);
+                        }
                     }
-                    if (sameRacks.size() < 1024) { // adapters that share lists need a few
-                        sameRacks.put(rr, racksKey);
-                    }
+                    lastRacks = rr;
+                    racksKey = key;
                 }
-                int leaderKey = byLeader && s.leaderRack() != null ? leaderIds.of(s.leaderRack()) : -1;
-                TypeKey tk = new TypeKey(c, racksKey, leaderKey, Double.doubleToLongBits(w));
-                Integer g = typeIndex.get(tk);
-                if (g == null) {
-                    g = keys.size();
-                    typeIndex.put(tk, g);
-                    keys.add(tk);
+                String lr = byLeader ? s.leaderRack() : null;
+                if (lr == null) {
+                    leaderKey = -1;
+                    lastLeader = null;
+                } else if (!lr.equals(lastLeader)) {
+                    leaderKey = leaderIds.of(lr);
+                    lastLeader = lr;
                 }
-                pType[p] = g;
+                pType[p] = typeTable.of(c, racksKey, leaderKey, Double.doubleToLongBits(w));
             }
         }
         sameWeights = same;
         totalWeight = sum;
-        types = keys.size();
+        types = typeTable.size();
         tClass = new int[types];
         tTraffic = new long[types];
         tShare = new int[types * places];
         Map<Long, int[]> shares = new HashMap<>();
         for (int g = 0; g < types; g++) {
-            TypeKey k = keys.get(g);
-            tClass[g] = k.cls;
-            double w = Double.longBitsToDouble(k.weightBits);
+            tClass[g] = typeTable.cls(g);
+            int kRacks = typeTable.racks(g);
+            int kLeader = typeTable.leader(g);
+            double w = Double.longBitsToDouble(typeTable.weightBits(g));
             double units = Math.rint(1000 * alpha * w) * d;
             if (units >= 0x1p62) {
                 throw new CoreInputException("costs too large to solve exactly: lower traffic_cost or weights");
             }
             tTraffic[g] = (long) Math.rint(1000 * alpha * w);
             // The shares depend on the replica and leader racks alone.
-            int[] row = shares.computeIfAbsent(((long) k.racks << 32) | (k.leader & 0xFFFFFFFFL), x -> {
+            int[] row = shares.computeIfAbsent(((long) kRacks << 32) | (kLeader & 0xFFFFFFFFL), x -> {
                 int[] r = new int[places];
                 for (int q = 0; q < places; q++) {
-                    r[q] = shareUnits(racksIds.value(k.racks), k.leader < 0 ? null : leaderIds.value(k.leader),
+                    r[q] = shareUnits(racksIds.value(kRacks), kLeader < 0 ? null : leaderIds.value(kLeader),
                             placeRack[q], placeFollowers[q], clusterRacks);
                 }
                 return r;
@@ -390,10 +420,6 @@ final class Instance {
             }
             return Boolean.compare(followers, o.followers);
         }
-    }
-
-    /** A type: class, replica racks and leader rack (ids, -1: none), weight. */
-    private record TypeKey(int cls, int racks, int leader, long weightBits) {
     }
 
     /** A growable int list, hashed by content (a class's subscribers, a kind's key). */

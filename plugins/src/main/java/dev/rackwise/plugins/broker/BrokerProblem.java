@@ -85,25 +85,19 @@ public final class BrokerProblem {
         Set<String> racks = new TreeSet<>();
         // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
         // is a base64 encoding, and members x topics plus every owned partition asked for it.
-        Map<Uuid, String> present = new HashMap<>();
-        Map<Set<String>, List<String>> sortedRacks = new HashMap<>();
+        Map<Uuid, Present> present = new HashMap<>();
+        RackSets rackSets = new RackSets();
         for (Uuid id : subscribed) {
             int count = topics.numPartitions(id);
             if (count < 0) {
                 continue; // deleted or not yet known: nobody can be given it
             }
             String key = id.toString();
-            present.put(id, key);
+            present.put(id, new Present(key, count));
             String name = names.get(id);
             List<PartitionSpec> parts = new ArrayList<>(count);
             for (int p = 0; p < count; p++) {
-                Set<String> replicaRacks = topics.racksForPartition(id, p);
-                List<String> sorted = sortedRacks.get(replicaRacks);
-                if (sorted == null) { // once per distinct set: a few for a whole cluster
-                    sorted = sorted(replicaRacks);
-                    sortedRacks.put(Set.copyOf(replicaRacks), sorted);
-                    racks.addAll(replicaRacks);
-                }
+                List<String> sorted = rackSets.sorted(topics.racksForPartition(id, p), racks);
                 String leader = name == null ? null : advice.leaderRack(name, p);
                 double weight = name == null ? 1.0 : advice.weight(name, p);
                 parts.add(new PartitionSpec(sorted, leader, weight));
@@ -121,9 +115,9 @@ public final class BrokerProblem {
             Set<String> mine = topicSets.computeIfAbsent(canon[k], ids -> {
                 List<String> keys = new ArrayList<>(ids.size());
                 for (Uuid id : ids) {
-                    String key = present.get(id);
-                    if (key != null) {
-                        keys.add(key);
+                    Present t = present.get(id);
+                    if (t != null) {
+                        keys.add(t.key);
                     }
                 }
                 return MemberSpec.topicSet(keys);
@@ -132,15 +126,13 @@ public final class BrokerProblem {
         }
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
         // Owners go in per topic as arrays, then to the builder a topic at a time.
-        Map<String, String[]> owner = new HashMap<>();
         for (String m : spec.memberIds()) {
             for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
-                String key = present.get(e.getKey());
-                if (key == null) {
+                Present t = present.get(e.getKey());
+                if (t == null) {
                     continue;
                 }
-                int count = topics.numPartitions(e.getKey());
-                String[] owners = owner.computeIfAbsent(key, k -> new String[Math.max(count, 0)]);
+                String[] owners = t.owners();
                 for (int p : e.getValue()) {
                     if (p >= 0 && p < owners.length && (owners[p] == null || m.compareTo(owners[p]) < 0)) {
                         owners[p] = m;
@@ -148,8 +140,104 @@ public final class BrokerProblem {
                 }
             }
         }
-        owner.forEach(b::previousOwners);
+        present.values().forEach(t -> {
+            if (t.owners != null) {
+                b.previousOwners(t.key, t.owners);
+            }
+        });
         return b.build();
+    }
+
+    /** A topic the describer knows: its key in the problem and, once any, its previous owners. */
+    private static final class Present {
+        final String key;
+        final int count;
+        String[] owners;
+
+        Present(String key, int count) {
+            this.key = key;
+            this.count = count;
+        }
+
+        String[] owners() {
+            if (owners == null) {
+                owners = new String[count];
+            }
+            return owners;
+        }
+    }
+
+    /**
+     * Each partition's replica racks as one shared sorted list per distinct rack set. The
+     * describer hands over a new set per partition; its racks are the metadata image's own
+     * strings, so a set is matched by a bit mask of rack ids found by identity (equality for a
+     * string not seen before), not by hashing and comparing sets.
+     */
+    private static final class RackSets {
+        private final Map<String, Integer> byIdentity = new IdentityHashMap<>();
+        private final Map<String, Integer> byValue = new HashMap<>();
+        /** Up to this many rack sets a scan of the masks finds one; past it, byMask. */
+        private static final int SCAN = 16;
+        private final Map<Long, List<String>> byMask = new HashMap<>();
+        private final long[] masks = new long[SCAN];
+        private final List<String>[] lists = newListArray(SCAN);
+        private int size;
+
+        /** The sorted list of {@code set}; a new rack set's racks are added to {@code seen}. */
+        List<String> sorted(Set<String> set, Set<String> seen) {
+            long mask = 0;
+            for (String r : set) {
+                int bit = bit(r);
+                if (bit >= 63) {
+                    seen.addAll(set); // more racks than bits: no sharing, still correct
+                    return BrokerProblem.sorted(set);
+                }
+                mask |= 1L << bit;
+            }
+            if (size <= SCAN) {
+                for (int i = 0; i < size; i++) { // size <= SCAN: all of them are in the arrays
+                    if (masks[i] == mask) {
+                        return lists[i];
+                    }
+                }
+            } else {
+                List<String> known = byMask.get(mask);
+                if (known != null) {
+                    return known;
+                }
+            }
+            List<String> sorted = BrokerProblem.sorted(set);
+            seen.addAll(set);
+            if (size < SCAN) {
+                masks[size] = mask;
+                lists[size] = sorted;
+            } else if (size == SCAN) { // many rack sets (many racks): a hash of masks from here on
+                for (int i = 0; i < SCAN; i++) {
+                    byMask.put(masks[i], lists[i]);
+                }
+            }
+            if (size >= SCAN) {
+                byMask.put(mask, sorted);
+            }
+            size++;
+            return sorted;
+        }
+
+        private int bit(String rack) {
+            Integer b = byIdentity.get(rack);
+            if (b == null) {
+                b = byValue.computeIfAbsent(rack, r -> byValue.size());
+                if (byIdentity.size() < 1024) {
+                    byIdentity.put(rack, b);
+                }
+            }
+            return b;
+        }
+
+        @SuppressWarnings("unchecked")
+        private static List<String>[] newListArray(int n) {
+            return (List<String>[]) new List<?>[n];
+        }
     }
 
     /** One member's partitions by topic id; (topic, partition) order, so a topic is one run. */

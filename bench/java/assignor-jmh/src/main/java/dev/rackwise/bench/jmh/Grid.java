@@ -27,6 +27,7 @@ import org.apache.kafka.common.Uuid;
  */
 public final class Grid {
     public static final int RACKS = 3;
+    private static final String[] RACK_NAMES = {"rack0", "rack1", "rack2"};
     static final int BUCKETS = 5;
     static final long SEED = 19L;
     public static final String NEW_MEMBER = "newMember";
@@ -82,8 +83,12 @@ public final class Grid {
         meanBytes = total / Math.max(1, (long) topics * partitionsPerTopic);
     }
 
+    /**
+     * Rack r's name: one string per rack, shared by every set, as a broker's metadata image
+     * holds one per broker (Kafka's describer builds each partition's set from them).
+     */
     public static String rack(int r) {
-        return "rack" + r;
+        return RACK_NAMES[r];
     }
 
     public long partitions() {
