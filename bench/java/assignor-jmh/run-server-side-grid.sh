@@ -12,17 +12,19 @@
 #
 # Usage (a quiet machine; hours, not minutes):
 #   mvn -B -q -f ../../../plugins/pom.xml package && mvn -B -q package && ./run-server-side-grid.sh
-# Environment: MEMBERS, PPM, TOPICS (space lists) narrow the grid; JMH_OPTS replaces the
-# defaults below.
+# Environment: MEMBERS, PPM, TOPICS (space lists) narrow the grid; ASSIGNORS (a comma list of
+# BrokerAssignorBenchmark's assignors, e.g. UNIFORM,RACKWISE) narrows JMH and CrossRack; JMH_OPTS
+# replaces the defaults below.
 set -eu
 cd "$(dirname "$0")"
-OUT=target/results/grid
+OUT="${OUT:-target/results/grid}"
 mkdir -p "$OUT"
 rm -f "$OUT/crossrack.tsv" "$OUT/skipped.txt" "$OUT/uptime.txt"
 MEMBERS="${MEMBERS:-100 1000 5000 10000}"
 PPM="${PPM:-5 10 50}"
 TOPICS="${TOPICS:-10 100 1000}"
 JMH_OPTS="${JMH_OPTS:--wi 2 -i 3 -w 1s -r 1s -f 1 -to 10m}"
+ASSIGNORS="${ASSIGNORS:-RACKS_PASS,UNIFORM,RANGE,RACKWISE,RACKWISE_WEIGHTED}"
 uptime | tee "$OUT/uptime.txt"
 CSVS=""
 for m in $MEMBERS; do
@@ -37,11 +39,11 @@ for m in $MEMBERS; do
             java -jar target/benchmarks.jar $JMH_OPTS -rf csv -rff "$csv" BrokerAssignorBenchmark \
                 -p members="$m" -p partitionsPerMember="$k" -p topics="$t" \
                 -p subscription=HOMOGENEOUS,HETEROGENEOUS -p assignment=FULL,INCREMENTAL \
-                -p assignor=RACKS_PASS,UNIFORM,RANGE,RACKWISE,RACKWISE_WEIGHTED \
+                -p assignor="$ASSIGNORS" \
                 || echo "cell $m x $k x $t: JMH failed (see its log)" | tee -a "$OUT/skipped.txt"
             [ -s "$csv" ] && CSVS="$CSVS $csv"
             # Cross-rack figures of the same inputs, one assign() per cell and assignor.
-            java -Xmx6g -cp target/benchmarks.jar dev.rackwise.bench.jmh.CrossRack broker "$m" "$k" "$t" \
+            java -Xmx6g -cp target/benchmarks.jar dev.rackwise.bench.jmh.CrossRack broker "$m" "$k" "$t" BOTH "$ASSIGNORS" \
                 | { if [ -s "$OUT/crossrack.tsv" ]; then tail -n +2; else cat; fi; } >> "$OUT/crossrack.tsv"
         done
     done

@@ -3,7 +3,8 @@
 
 Usage: python3 table.py broker|classic CROSSRACK.tsv JMH.csv [JMH.csv ...]
 
-Times are JMH's avgt scores (ms/op); cross-rack figures come from CrossRack (one assign() per
+Times are JMH's avgt scores (ms/op), or the median (p0.50) where JMH ran in sample mode
+(`-bm sample`: the median holds still on a shared machine where the mean does not); cross-rack figures come from CrossRack (one assign() per
 cell on the same seeded inputs). A goal column says "yes"/"no" for the figures measured.
 """
 
@@ -18,6 +19,9 @@ def read_jmh(paths: list[str]) -> dict[tuple[Cell, str], tuple[float, float]]:
     for path in paths:
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
+                bench = row["Benchmark"]
+                if ":" in bench and not bench.endswith(":p0.50"):
+                    continue  # sample mode's other percentiles, -prof's secondary results
                 cell = (int(row["Param: members"]), int(row["Param: partitionsPerMember"]),
                         int(row["Param: topics"]), row["Param: subscription"], row["Param: assignment"])
                 out[(cell, row["Param: assignor"])] = (float(row["Score"]), float(row["Score Error (99.9%)"]))
@@ -56,25 +60,28 @@ def short(cell: Cell) -> str:
 
 def broker(t: dict[tuple[Cell, str], tuple[float, float]], c: dict[tuple[Cell, str], dict[str, str]]) -> None:
     print("| members | per member | topics | subscription | assignment | racks pass | uniform | range "
-          "| rackwise | rackwise weighted | ≤ 2×(uniform + pass) | ≤ 2×uniform "
+          "| rackwise | rackwise weighted | rackwise / uniform | ≤ 2×(uniform + pass) | ≤ 2×uniform "
           "| cross-rack partitions uniform / range / rackwise | cross-rack bytes uniform / range / rackwise weighted "
           "| optimum checked (unweighted / weighted) |")
-    print("|" + "---|" * 15)
+    print("|" + "---|" * 16)
     cells = sorted({k[0] for k in t}, key=lambda x: (x[0], x[1], x[2], x[3] != "HOMOGENEOUS", x[4] != "FULL"))
     for cell in cells:
         u = t.get((cell, "UNIFORM"))
         p = t.get((cell, "RACKS_PASS"))
         r = t.get((cell, "RACKWISE"))
-        goal = stretch = "–"
+        goal = stretch = ratio = "–"
+        if u and r:
+            ratio = f"{r[0] / u[0]:.1f}×"
+        if u and r:
+            stretch = "yes" if r[0] <= 2 * u[0] else "no"
         if u and p and r:
             goal = "yes" if r[0] <= 2 * (u[0] + p[0]) else "no"
-            stretch = "yes" if r[0] <= 2 * u[0] else "no"
         crosses = " / ".join(cross(c, cell, a, "cross") for a in ("UNIFORM", "RANGE", "RACKWISE"))
         shares = " / ".join(cross(c, cell, a, "cross_bytes_share") for a in ("UNIFORM", "RANGE", "RACKWISE_WEIGHTED"))
         opt = " / ".join({"true": "yes", "false": "no"}.get(cross(c, cell, a, "certified_optimal"), "–")
                          for a in ("RACKWISE", "RACKWISE_WEIGHTED"))
         print(f"{short(cell)} {ms(t, cell, 'RACKS_PASS')} | {ms(t, cell, 'UNIFORM')} | {ms(t, cell, 'RANGE')} "
-              f"| {ms(t, cell, 'RACKWISE')} | {ms(t, cell, 'RACKWISE_WEIGHTED')} | {goal} | {stretch} "
+              f"| {ms(t, cell, 'RACKWISE')} | {ms(t, cell, 'RACKWISE_WEIGHTED')} | {ratio} | {goal} | {stretch} "
               f"| {crosses} | {shares} | {opt} |")
 
 

@@ -20,7 +20,9 @@ public final class CrossRack {
         int[] members = ints(args[1]);
         int[] ppm = ints(args[2]);
         int[] topics = ints(args[3]);
-        String only = args.length > 4 ? args[4] : null; // HOMOGENEOUS or HETEROGENEOUS: that one only
+        String only = args.length > 4 && !args[4].equals("BOTH") ? args[4] : null; // HOMOGENEOUS or HETEROGENEOUS: that one only
+        // the broker assignors to run (comma list of BrokerCase.Assignor names; default all)
+        java.util.Set<String> assignors = args.length > 5 ? java.util.Set.of(args[5].split(",")) : null;
         System.out.println("side\tmembers\tppm\ttopics\tsubscription\tassignment\tassignor\tpartitions\tassigned"
             + "\tcross\tcross_bytes_share\tmoved\tmoves_lower_bound\tcertified_optimal\tmin_count\tmax_count"
             + "\tmax_bytes_over_mean\tfingerprint");
@@ -35,7 +37,8 @@ public final class CrossRack {
                             Grid grid = new Grid(m, k, t, het, inc);
                             if (broker) {
                                 for (BrokerCase.Assignor a : BrokerCase.Assignor.values()) {
-                                    if (a == BrokerCase.Assignor.RACKS_PASS) {
+                                    if (a == BrokerCase.Assignor.RACKS_PASS
+                                            || assignors != null && !assignors.contains(a.name())) {
                                         continue;
                                     }
                                     BrokerCase c = new BrokerCase(grid, a);
