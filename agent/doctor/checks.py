@@ -14,9 +14,16 @@ Example: three brokers where broker 3 sets no ``broker.rack``::
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from agent.doctor.assignor_checks import (
+    assignor_split,
+    check_rackwise_assignor,
+    check_rackwise_groups,
+    check_streams_assignor_unserved,
+    check_uniform_drop_in,
+)
 from agent.doctor.model import (
     ADVICE_EMPTY,
     ADVICE_STALE,
@@ -30,55 +37,21 @@ from agent.doctor.model import (
     CLIENT_RACK_UNKNOWN,
     ERROR,
     FOLLOWER_FETCHING_OFF,
-    GROUP_ASSIGNOR_CLASS,
-    GROUP_ASSIGNOR_NAME,
     GROUP_UNREADABLE,
     INFO,
     RACK_AWARE_SELECTOR,
-    RACKWISE_ASSIGNOR_PARTIAL,
-    RACKWISE_GROUP_UNSERVED,
     REPLICA_SELECTOR_MISMATCH,
     REPLICA_SELECTOR_MISSING,
     SELECTOR_CONFIG,
     SEVERITIES,
-    STREAMS_ASSIGNOR_CLASS,
-    STREAMS_ASSIGNOR_NAME_CONFIG,
-    STREAMS_ASSIGNOR_UNSERVED,
-    STREAMS_ASSIGNORS_CONFIG,
-    UNIFORM_DROP_IN_CLASS,
-    UNIFORM_DROP_IN_PARTIAL,
     WARNING,
-    BrokerState,
     Finding,
     GroupState,
     MemberState,
     Snapshot,
 )
+from agent.doctor.wording import apply_hint, brokers_text, readable, verb
 from assignor.api import read_cost
-
-
-def _brokers(ids: Iterable[int]) -> str:
-    ids = sorted(ids)
-    return ("broker " if len(ids) == 1 else "brokers ") + ", ".join(map(str, ids))
-
-
-def _verb(items: Sequence[object], one: str, many: str) -> str:
-    return one if len(items) == 1 else many
-
-
-def _apply(setting: str, brokers: Sequence[BrokerState]) -> str:
-    """How a broker setting takes effect: a (rolling) restart for read-only ones."""
-    if all(setting in b.read_only for b in brokers):
-        return ("in server.properties and restart " + ("it" if len(brokers) == 1 else
-                "them one at a time") + f" ({setting} is read-only: Kafka cannot change it "
-                "at run time)")
-    return (f"with kafka-configs --alter --entity-type brokers --entity-name <id> "
-            f"--add-config {setting}=<value> (dynamic), and in server.properties")
-
-
-def _readable(snap: Snapshot) -> list[BrokerState]:
-    return [b for b in snap.brokers if b.config_error is None]
-
 
 # ---- brokers -----------------------------------------------------------------------------
 
@@ -97,7 +70,7 @@ def check_broker_racks(snap: Snapshot) -> list[Finding]:
             f"broker {b.broker_id}{f' ({b.address})' if b.address else ''} sets no broker.rack: "
             "its replicas have no rack, so no member reads them from its own rack and "
             "rack-aware assignors count them as unknown",
-            f"set broker.rack=<its zone> on broker {b.broker_id} {_apply(BROKER_RACK, [b])}; "
+            f"set broker.rack=<its zone> on broker {b.broker_id} {apply_hint(BROKER_RACK, [b])}; "
             f"{naming}",
             {"broker": b.broker_id, "address": b.address, "broker_racks": list(racks)},
         ))
@@ -118,7 +91,7 @@ def check_broker_configs_readable(snap: Snapshot) -> list[Finding]:
 
 def check_replica_selector(snap: Snapshot) -> list[Finding]:
     """``replica.selector.class`` is RackAwareReplicaSelector, the same on every broker."""
-    brokers = _readable(snap)
+    brokers = readable(snap)
     out = []
     for b in brokers:
         if b.rack_aware:
@@ -129,7 +102,7 @@ def check_replica_selector(snap: Snapshot) -> list[Finding]:
             f"{SELECTOR_CONFIG} on broker {b.broker_id} {now}: members with client.rack "
             "cannot read its partitions from a follower in their rack (KIP-392)",
             f"set {SELECTOR_CONFIG}={RACK_AWARE_SELECTOR} on broker {b.broker_id} "
-            f"{_apply(SELECTOR_CONFIG, [b])}",
+            f"{apply_hint(SELECTOR_CONFIG, [b])}",
             {"broker": b.broker_id, "value": b.selector or None},
         ))
     values = {(b.selector or "").strip() for b in brokers}
@@ -137,141 +110,16 @@ def check_replica_selector(snap: Snapshot) -> list[Finding]:
         by_value: dict[str, list[int]] = {}
         for b in brokers:
             by_value.setdefault((b.selector or "").strip() or "(unset)", []).append(b.broker_id)
-        said = "; ".join(f"{_brokers(ids)}: {v}" for v, ids in sorted(by_value.items()))
+        said = "; ".join(f"{brokers_text(ids)}: {v}" for v, ids in sorted(by_value.items()))
         odd = [b for b in brokers if not b.rack_aware]
         out.append(Finding(
             REPLICA_SELECTOR_MISMATCH, WARNING, "cluster",
             f"brokers disagree on {SELECTOR_CONFIG} ({said}): a member reads from followers "
             "only where a partition's leader allows it, so rackwise plans as if every read "
             "went to the leader",
-            f"set {SELECTOR_CONFIG}={RACK_AWARE_SELECTOR} on {_brokers(b.broker_id for b in odd)} "
-            f"{_apply(SELECTOR_CONFIG, odd)}",
+            f"set {SELECTOR_CONFIG}={RACK_AWARE_SELECTOR} on {brokers_text(b.broker_id for b in odd)} "
+            f"{apply_hint(SELECTOR_CONFIG, odd)}",
             {"values": {v: ids for v, ids in sorted(by_value.items())}},
-        ))
-    return out
-
-
-def _assignor_split(snap: Snapshot) -> tuple[list[BrokerState], list[BrokerState]]:
-    known = [b for b in _readable(snap) if b.loads_rackwise is not None]
-    return ([b for b in known if b.loads_rackwise], [b for b in known if not b.loads_rackwise])
-
-
-def check_rackwise_assignor(snap: Snapshot) -> list[Finding]:
-    """The broker assignor is listed on every broker or on none."""
-    loading, missing = _assignor_split(snap)
-    if not loading or not missing:
-        return []
-    return [Finding(
-        RACKWISE_ASSIGNOR_PARTIAL, ERROR, "cluster",
-        f"{_brokers(b.broker_id for b in loading)} "
-        f"{_verb(loading, 'loads', 'load')} rackwise's KIP-848 assignor but "
-        f"{_brokers(b.broker_id for b in missing)} {_verb(missing, 'does', 'do')} not: a group with "
-        f"group.remote.assignor={GROUP_ASSIGNOR_NAME} fails (UNSUPPORTED_ASSIGNOR) whenever "
-        "its coordinator is on one of those",
-        f"on {_brokers(b.broker_id for b in missing)}: list {GROUP_ASSIGNOR_CLASS} in "
-        f"{ASSIGNORS_CONFIG} as the others do (e.g. uniform,range,{GROUP_ASSIGNOR_CLASS}) "
-        f"{_apply(ASSIGNORS_CONFIG, missing)}, with the rackwise-plugins jar on the classpath; "
-        f"or remove it from {_brokers(b.broker_id for b in loading)}",
-        {"loading": sorted(b.broker_id for b in loading),
-         "missing": sorted(b.broker_id for b in missing)},
-    )]
-
-
-def check_rackwise_groups(snap: Snapshot) -> list[Finding]:
-    """KIP-848 groups that chose ``rackwise`` while some brokers cannot serve it."""
-    loading, missing = _assignor_split(snap)
-    if not missing:
-        return []
-    out = []
-    for g in snap.groups:
-        if g.group_type != "consumer" or g.assignor != GROUP_ASSIGNOR_NAME:
-            continue
-        where = ("no broker loads it" if not loading else
-                 f"{_brokers(b.broker_id for b in missing)} cannot serve it")
-        out.append(Finding(
-            RACKWISE_GROUP_UNSERVED, ERROR, f"group {g.group_id}",
-            f"group {g.group_id} uses group.remote.assignor={GROUP_ASSIGNOR_NAME} but {where}: "
-            "its members fail with UNSUPPORTED_ASSIGNOR when its coordinator is there",
-            f"load {GROUP_ASSIGNOR_CLASS} on {_brokers(b.broker_id for b in missing)} "
-            f"({ASSIGNORS_CONFIG}, see {RACKWISE_ASSIGNOR_PARTIAL}), or set "
-            "group.remote.assignor=uniform on the group's consumers until then"
-            + (" (rackwise's own drop-in where a broker lists "
-               f"{UNIFORM_DROP_IN_CLASS.rsplit('.', 1)[-1]})"
-               if any(b.serves_uniform_drop_in for b in snap.brokers) else ""),
-            {"group": g.group_id, "missing": sorted(b.broker_id for b in missing)},
-        ))
-    return out
-
-
-def check_uniform_drop_in(snap: Snapshot) -> list[Finding]:
-    """rackwise's drop-in for ``uniform`` is listed on every broker or on none: otherwise a
-    KIP-848 group naming no assignor (or ``uniform``) is rack-optimal only while its
-    coordinator sits on a broker that lists it, and changes assignor when the coordinator moves."""
-    known = [b for b in snap.brokers if b.serves_uniform_drop_in is not None]
-    serving = [b for b in known if b.serves_uniform_drop_in]
-    others = [b for b in known if not b.serves_uniform_drop_in]
-    if not serving or not others:
-        return []
-    return [Finding(
-        UNIFORM_DROP_IN_PARTIAL, WARNING, "cluster",
-        f"{_brokers(b.broker_id for b in serving)} {_verb(serving, 'lists', 'list')} "
-        f"{UNIFORM_DROP_IN_CLASS} as uniform but {_brokers(b.broker_id for b in others)} "
-        f"{_verb(others, 'does', 'do')} not: a KIP-848 group naming no assignor or uniform is "
-        "rack-optimal only while its coordinator is on the first, and rack-blind on the others",
-        f"list {UNIFORM_DROP_IN_CLASS} instead of uniform in {ASSIGNORS_CONFIG} on "
-        f"{_brokers(b.broker_id for b in others)} {_apply(ASSIGNORS_CONFIG, others)}, "
-        f"or take it off {_brokers(b.broker_id for b in serving)}",
-        {"serving": sorted(b.broker_id for b in serving),
-         "missing": sorted(b.broker_id for b in others)},
-    )]
-def check_streams_assignor_unserved(snap: Snapshot) -> list[Finding]:
-    """Streams groups whose streams.assignor.name some 4.4+ broker does not serve: while the
-    group's coordinator is there, Kafka runs that broker's default (the first listed) instead,
-    with only a broker WARN (KIP-1357, 4.4.0). Where the coordinator names the assignor it
-    uses (StreamsGroupDescription.assignorName) and that is not the one the group asks for,
-    the group is named from that answer, whatever the brokers' configs say or hide."""
-    out = []
-    running = {g.group_id: g.assignor for g in snap.groups
-               if g.group_type == "streams" and g.assignor not in ("", "streams")}
-    for group_id, name in sorted(snap.streams_assignors.items()):
-        judged = [b for b in _readable(snap) if b.streams_assignor_names is not None]
-        missing = [b for b in judged if name not in (b.streams_assignor_names or frozenset())]
-        runs = running.get(group_id)
-        if runs is not None and runs != name:
-            fix = (f"list {STREAMS_ASSIGNOR_CLASS} in {STREAMS_ASSIGNORS_CONFIG} on every broker "
-                   "(e.g. sticky," + STREAMS_ASSIGNOR_CLASS + "), with the rackwise-plugins jar on "
-                   "the classpath" if name == "rackwise" else
-                   f"list the assignor named {name} in {STREAMS_ASSIGNORS_CONFIG} on every broker")
-            where = (f"; {_brokers(b.broker_id for b in missing)} {_verb(missing, 'does', 'do')} "
-                     "not serve it" if missing else "")
-            out.append(Finding(
-                STREAMS_ASSIGNOR_UNSERVED, ERROR, f"group {group_id}",
-                f"streams group {group_id} sets {STREAMS_ASSIGNOR_NAME_CONFIG}={name} but its "
-                f"coordinator runs {runs} (StreamsGroupDescription.assignorName){where}: the "
-                "broker serving the group lacks the assignor the group asks for, and only the "
-                "broker logs a warning",
-                f"{fix}; or set {STREAMS_ASSIGNOR_NAME_CONFIG} to an assignor every broker serves",
-                {"group": group_id, "assignor": name, "coordinator_runs": runs,
-                 "missing": sorted(b.broker_id for b in missing)},
-            ))
-            continue
-        if not missing:
-            continue
-        default = ",".join(missing[0].streams_assignors or ()) or "(none)"
-        fix = (f"list {STREAMS_ASSIGNOR_CLASS} in {STREAMS_ASSIGNORS_CONFIG} on "
-               f"{_brokers(b.broker_id for b in missing)} (e.g. sticky,{STREAMS_ASSIGNOR_CLASS}) "
-               f"{_apply(STREAMS_ASSIGNORS_CONFIG, missing)}, with the rackwise-plugins jar on the classpath"
-               if name == "rackwise" else
-               f"list the assignor named {name} in {STREAMS_ASSIGNORS_CONFIG} on "
-               f"{_brokers(b.broker_id for b in missing)}")
-        out.append(Finding(
-            STREAMS_ASSIGNOR_UNSERVED, ERROR, f"group {group_id}",
-            f"streams group {group_id} sets {STREAMS_ASSIGNOR_NAME_CONFIG}={name} but "
-            f"{_brokers(b.broker_id for b in missing)} {_verb(missing, 'does', 'do')} not serve it "
-            f"({STREAMS_ASSIGNORS_CONFIG}={default}): while its coordinator is there the group runs "
-            "that broker's first listed assignor instead, and only the broker logs a warning",
-            f"{fix}; or set {STREAMS_ASSIGNOR_NAME_CONFIG} to an assignor every broker serves",
-            {"group": group_id, "assignor": name, "missing": sorted(b.broker_id for b in missing)},
         ))
     return out
 
@@ -379,7 +227,7 @@ def check_agent(snap: Snapshot) -> list[Finding]:
     out = []
     missing = {role: name for role, name in sorted(agent.topics.items())
                if name not in agent.existing}
-    loading, _ = _assignor_split(snap)
+    loading, _ = assignor_split(snap)
     if missing:
         consequence = ""
         if "plans" in missing:
@@ -475,7 +323,7 @@ def _rate(value: float) -> str:
 def check_follower_fetching(snap: Snapshot) -> list[Finding]:
     """Members set racks but the brokers do not serve reads from followers: say what turning
     it on would save, priced by the audit's own cost model and price."""
-    brokers = _readable(snap)
+    brokers = readable(snap)
     if not brokers or all(b.rack_aware for b in brokers):
         return []
     with_rack = sum(1 for g in snap.groups for m in g.members if m.rack)
@@ -515,19 +363,19 @@ def check_follower_fetching(snap: Snapshot) -> list[Finding]:
                     "(rebalancing, or not a consumer group): run doctor again once they settle")
     rackless = sorted(b.broker_id for b in snap.brokers if not b.rack)
     if rackless:
-        figures += (f"; {_brokers(rackless)} set no broker.rack, so reads they serve count as "
+        figures += (f"; {brokers_text(rackless)} set no broker.rack, so reads they serve count as "
                     "local in these figures: fix broker-rack-missing first")
     odd = [b for b in brokers if not b.rack_aware]
     return [Finding(
         FOLLOWER_FETCHING_OFF, WARNING, "cluster",
-        f"{with_rack} live member(s) set client.rack but {_brokers(b.broker_id for b in odd)} "
-        f"{_verb(odd, 'does', 'do')} not use {RACK_AWARE_SELECTOR.rsplit('.', 1)[-1]}, so "
+        f"{with_rack} live member(s) set client.rack but {brokers_text(b.broker_id for b in odd)} "
+        f"{verb(odd, 'does', 'do')} not use {RACK_AWARE_SELECTOR.rsplit('.', 1)[-1]}, so "
         + ("every read goes to the partition's leader" if len(odd) == len(brokers) else
            "the partitions they lead are read from the leader, and rackwise counts every read "
            "as a leader read until all brokers agree")
         + f" ({figures})",
-        f"set {SELECTOR_CONFIG}={RACK_AWARE_SELECTOR} on {_brokers(b.broker_id for b in odd)} "
-        f"{_apply(SELECTOR_CONFIG, odd)}: rackwise's first advice here is a broker setting",
+        f"set {SELECTOR_CONFIG}={RACK_AWARE_SELECTOR} on {brokers_text(b.broker_id for b in odd)} "
+        f"{apply_hint(SELECTOR_CONFIG, odd)}: rackwise's first advice here is a broker setting",
         details,
     )]
 
