@@ -8,16 +8,16 @@ import sys
 import time
 from typing import Any
 
-from agent.dev import testbed
+from agent.dev import brokerassignors, testbed
 
 EPILOG = f"""environment:
   RACKWISE_TESTBED_PORT_BASE  node N listens on BASE+100*(N-1) (default 19092)
-  {testbed.CONSUMER_ASSIGNORS_ENV}
-      the brokers' group.consumer.assignors (default uniform,range,{testbed.GROUP_ASSIGNOR}).
+  {brokerassignors.CONSUMER_ASSIGNORS_ENV}
+      the brokers' group.consumer.assignors (default uniform,range,{brokerassignors.GROUP_ASSIGNOR}).
       To try the drop-in for Kafka's uniform, under which every KIP-848 group that names no
       assignor (or names uniform) is rack-optimal:
-      {testbed.CONSUMER_ASSIGNORS_ENV}={testbed.UNIFORM_DROP_IN},range,{testbed.GROUP_ASSIGNOR}
-  {testbed.STREAMS_ASSIGNORS_ENV}
+      {brokerassignors.CONSUMER_ASSIGNORS_ENV}={brokerassignors.UNIFORM_DROP_IN},range,{brokerassignors.GROUP_ASSIGNOR}
+  {brokerassignors.STREAMS_ASSIGNORS_ENV}
       the brokers' group.streams.assignors (KIP-1071 streams groups; Kafka 4.4+ only)
   both are read by `up` when it starts the brokers: `down` first to change them"""
 

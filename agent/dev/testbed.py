@@ -5,15 +5,8 @@ package data, copied into the jar cache by ``mvn dependency:copy-dependencies``)
 runs as a plain ``java`` process. Each node is a combined broker+controller with a static
 voter set, so the three start together and elect a leader among themselves.
 
-The brokers' assignors, when they load rackwise's plug-in jar (the default once it is built):
-``group.consumer.assignors`` is ``uniform,range,dev.rackwise.plugins.RackwiseGroupAssignor``
-(groups opt in with ``group.remote.assignor=rackwise``), or RACKWISE_TESTBED_CONSUMER_ASSIGNORS
-when set, e.g. ``dev.rackwise.plugins.RackwiseUniformAssignor,range,``
-``dev.rackwise.plugins.RackwiseGroupAssignor`` to try the drop-in for ``uniform`` (every
-KIP-848 group that names no assignor, or names ``uniform``, is then rack-optimal;
-plugins/README.md). RACKWISE_TESTBED_STREAMS_ASSIGNORS, when set, is the brokers'
-``group.streams.assignors`` (KIP-1071 streams groups); only Kafka 4.4 and later know that
-config, so the testbed refuses it for older releases. Per-node ``overrides`` still win.
+The brokers' assignors: agent/dev/brokerassignors.py (RACKWISE_TESTBED_CONSUMER_ASSIGNORS and
+RACKWISE_TESTBED_STREAMS_ASSIGNORS try the drop-in for ``uniform`` and streams-group assignors).
 
 State lives in one directory (``.testbed/`` in a checkout, ``~/.local/state/rackwise/testbed``
 in an installed package, or RACKWISE_TESTBED_DIR: agent/dev/paths.py):
@@ -37,17 +30,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.dev import kafkaversion, paths
-from protocol.errors import RackwiseError
+from agent.dev import brokerassignors, kafkaversion, paths
+from agent.dev.errors import TestbedError as TestbedError  # its callers catch it from here
 
 RACKS = ("az1", "az2", "az3")
 HOST = "127.0.0.1"
-
-
-class TestbedError(RackwiseError):
-    """The testbed cannot be started or stopped; the message says what to do."""
-
-    __test__ = False  # not a pytest test class
 
 
 @dataclass(frozen=True)
@@ -87,33 +74,6 @@ def _pid_alive(pid: int) -> bool:
         if stat.rsplit(")", 1)[1].split()[0] == "Z":
             return False
     return True
-
-
-GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseGroupAssignor"
-STREAMS_GROUP_ASSIGNOR = "dev.rackwise.plugins.RackwiseStreamsGroupAssignor"
-# KIP-1357 (custom streams-group task assignors, group.streams.assignors) exists from 4.4.0.
-STREAMS_GROUP_ASSIGNORS_SINCE = (4, 4)
-
-
-UNIFORM_DROP_IN = "dev.rackwise.plugins.RackwiseUniformAssignor"
-CONSUMER_ASSIGNORS_ENV = "RACKWISE_TESTBED_CONSUMER_ASSIGNORS"
-STREAMS_ASSIGNORS_ENV = "RACKWISE_TESTBED_STREAMS_ASSIGNORS"
-
-
-def broker_plugin_settings(version: str | None = None) -> dict[str, str]:
-    """What a broker needs to serve KIP-848 groups with rackwise (plugins/README.md §3).
-    Kafka's own ``uniform`` stays first, so it stays the default for groups that name no
-    assignor; a group opts in with group.remote.assignor=rackwise (or the brokers list the
-    drop-in RackwiseUniformAssignor instead: RACKWISE_TESTBED_CONSUMER_ASSIGNORS). On 4.4+ the
-    streams-group assignor is listed after Kafka's ``sticky`` (plugins/README.md §10); a streams
-    group opts in with the group config streams.assignor.name=rackwise."""
-    settings = {
-        "group.consumer.assignors": f"uniform,range,{GROUP_ASSIGNOR}",
-        "group.consumer.assignor.offload.enable": "true",
-    }
-    if version is not None and kafkaversion.version_tuple(version)[:2] >= STREAMS_GROUP_ASSIGNORS_SINCE:
-        settings["group.streams.assignors"] = f"sticky,{STREAMS_GROUP_ASSIGNOR}"
-    return settings
 
 
 JMX_EXPORTER_CONFIG = paths.PACKAGE_ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
@@ -296,31 +256,14 @@ class Testbed:
             "transaction.remove.expired.transaction.cleanup.interval.ms": "10000",
         }
         if self.plugins:
-            props.update(broker_plugin_settings(version=self.version))
+            props.update(brokerassignors.broker_plugin_settings(version=self.version))
         props.update(self.assignor_settings())
         lines = [f"{k}={v}" for k, v in self.broker_properties(node, props).items()] + extra
         self._props(node).write_text("\n".join(lines) + "\n")
 
     def assignor_settings(self) -> dict[str, str]:
-        """The brokers' assignor lists from RACKWISE_TESTBED_CONSUMER_ASSIGNORS and
-        RACKWISE_TESTBED_STREAMS_ASSIGNORS (module docstring); empty when neither is set. A list
-        naming a class of rackwise's jar needs the jar on the brokers' classpath, and the streams
-        list needs Kafka 4.4+: both are refused, saying what to do."""
-        out: dict[str, str] = {}
-        consumer = os.environ.get(CONSUMER_ASSIGNORS_ENV, "").strip()
-        streams = os.environ.get(STREAMS_ASSIGNORS_ENV, "").strip()
-        if consumer:
-            out["group.consumer.assignors"] = consumer
-        if streams:
-            if kafkaversion.version_tuple(self.version)[:2] < STREAMS_GROUP_ASSIGNORS_SINCE:
-                raise TestbedError(f"{STREAMS_ASSIGNORS_ENV} is set, but Kafka {self.version} has no "
-                                   "group.streams.assignors (it exists from 4.4): unset it, or run 4.4+")
-            out["group.streams.assignors"] = streams
-        if not self.plugins and "dev.rackwise." in consumer + streams:
-            raise TestbedError("the brokers' assignor lists name rackwise classes, but the brokers do "
-                               "not load the plug-in jar: build it (`make plugins`), or unset "
-                               f"{CONSUMER_ASSIGNORS_ENV} and {STREAMS_ASSIGNORS_ENV}")
-        return out
+        """The brokers' assignor lists from the environment (agent.dev.brokerassignors)."""
+        return brokerassignors.from_environment(self.version, self.plugins)
 
     def broker_properties(self, node: Node, defaults: Mapping[str, str]) -> dict[str, str]:
         """``defaults`` with this node's overrides applied (None removes a property)."""
@@ -414,15 +357,17 @@ class Testbed:
         overridden = sorted({v for o in self.overrides.values()
                              if (v := o.get("group.consumer.assignors")) is not None})
         if self.plugins and "group.consumer.assignors" not in chosen and not overridden:
+            listed = f"uniform,range,{brokerassignors.GROUP_ASSIGNOR}"
             self._log(f"brokers load rackwise's KIP-848 assignor from {self.plugin_jar} "
-                      f"(group.consumer.assignors=uniform,range,{GROUP_ASSIGNOR}): groups opt in "
+                      f"(group.consumer.assignors={listed}): groups opt in "
                       "with group.protocol=consumer, group.remote.assignor=rackwise; "
                       "the others keep Kafka's default (uniform)")
         elif self.plugin_jar is None and os.environ.get("RACKWISE_TESTBED_PLUGINS") != "0":
             self._log("brokers start without rackwise's KIP-848 assignor (no plug-in jar in an "
                       f"installed package): to load it, {paths.PLUGIN_JAR_HINT}")
         for key, value in chosen.items():
-            env = CONSUMER_ASSIGNORS_ENV if key.startswith("group.consumer") else STREAMS_ASSIGNORS_ENV
+            env = (brokerassignors.CONSUMER_ASSIGNORS_ENV if key.startswith("group.consumer")
+                   else brokerassignors.STREAMS_ASSIGNORS_ENV)
             self._log(f"brokers run {key}={value} (from {env})")
         for value in overridden:
             self._log(f"brokers run group.consumer.assignors={value} (per-node overrides)")

@@ -43,7 +43,8 @@ from confluent_kafka.admin import AdminClient
 
 from agent.brokers.placement import describe
 from agent.dev import paths
-from agent.dev.testbed import GROUP_ASSIGNOR, HOST, UNIFORM_DROP_IN, Testbed
+from agent.dev.brokerassignors import GROUP_ASSIGNOR, UNIFORM_DROP_IN
+from agent.dev.testbed import HOST, Testbed
 from assignor.cluster import TopicPartition
 from assignor.model import Group, Member
 from assignor.optimal import lower_bound

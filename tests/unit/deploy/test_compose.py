@@ -104,7 +104,7 @@ def test_every_mounted_host_path_exists_or_is_made_by_make_setup() -> None:
 
 
 def test_brokers_load_the_plugin_and_run_the_jmx_exporter_as_the_testbed_does() -> None:
-    from agent.dev.testbed import broker_plugin_settings
+    from agent.dev.brokerassignors import broker_plugin_settings
 
     services = _config()["services"]
     image = services["kafka-1"]["image"]
