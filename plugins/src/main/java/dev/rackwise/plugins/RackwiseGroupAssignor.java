@@ -17,6 +17,7 @@ import dev.rackwise.plugins.broker.BrokerListener;
 import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.TargetAssignment;
+import dev.rackwise.plugins.config.ConfigNumbers;
 import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.config.Settings;
 import dev.rackwise.plugins.metrics.PluginMetrics;
@@ -61,6 +62,11 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private volatile PluginConfig config;
     private volatile boolean followerFetching;
     private volatile boolean wired;
+    /** Advice weights apply to groups of at most this many partitions (docs: plugins/README.md § 3). */
+    public static final String MAX_WEIGHTED_PARTITIONS = "rackwise.weights.max.partitions";
+    public static final long DEFAULT_MAX_WEIGHTED_PARTITIONS = 10_000;
+    private volatile long maxWeightedPartitions = DEFAULT_MAX_WEIGHTED_PARTITIONS;
+    private final AtomicBoolean weightsCapped = new AtomicBoolean();
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
@@ -91,6 +97,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             "rackwise-broker-" + node);
         metrics = PluginMetrics.shared(metricsType(), "broker-" + node, java.util.List.of(INTERNAL));
         followerFetching = RACK_AWARE_SELECTOR.equals(Settings.string(configs.get("replica.selector.class")));
+        maxWeightedPartitions = ConfigNumbers.notNegative(configs, MAX_WEIGHTED_PARTITIONS,
+            DEFAULT_MAX_WEIGHTED_PARTITIONS);
         BrokerLookups.serves(name());
         if (announcedOnce().compareAndSet(false, true)) {
             log.info("rackwise group assignor loaded ({} as '{}'): decides in-process; {}; advice and plans at {}",
@@ -137,7 +145,13 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             groupId = side == null ? null : side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
             GroupCosts costs = groupId == null ? GroupCosts.DEFAULT : advice.costs(groupId);
             Problem problem = BrokerProblem.of(groupSpec, subscribedTopicDescriber, names, advice, costs,
-                followerFetching);
+                followerFetching, maxWeightedPartitions);
+            if (!names.isEmpty() && partitions(problem) > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
+                log.info("rackwise: group {} has {} partitions, over {}={}: its assignments weigh every partition "
+                    + "1 (rack-optimal by count; leader racks still from the advice) to bound the coordinator "
+                    + "thread's time; said once per broker", groupId == null ? "?" : groupId, partitions(problem),
+                    MAX_WEIGHTED_PARTITIONS, maxWeightedPartitions);
+            }
             Solution solution = RackOptimal.solve(problem);
             GroupAssignment out = BrokerProblem.assignment(groupSpec, solution);
             metrics.recordAssign(System.nanoTime() - start);
@@ -164,6 +178,14 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             }
             return new GroupAssignment(same);
         }
+    }
+
+    private static long partitions(Problem problem) {
+        long n = 0;
+        for (java.util.List<?> parts : problem.topics().values()) {
+            n += parts.size();
+        }
+        return n;
     }
 
     /** Assignments computed, assign() time and fallbacks by reason (JMX: kafka.rackwise). */

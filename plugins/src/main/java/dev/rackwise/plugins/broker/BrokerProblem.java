@@ -52,9 +52,21 @@ public final class BrokerProblem {
         return ids;
     }
 
-    /** The problem of one assign() call. */
+    /** The problem of one assign() call, every partition weighted by the advice. */
     public static Problem of(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
                              AdviceView advice, GroupCosts costs, boolean followerFetching) {
+        return of(spec, topics, names, advice, costs, followerFetching, Long.MAX_VALUE);
+    }
+
+    /**
+     * The problem of one assign() call. The advice's weights apply only when the group's
+     * subscribed topics hold at most {@code maxWeighted} partitions; past that every partition
+     * weighs 1 (rack-optimal by partition count, leader racks still from the advice), because
+     * distinct weights make one type per partition (docs/rack-optimal.md § 7) and the call's
+     * cost on the coordinator thread grows with them.
+     */
+    public static Problem of(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
+                             AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted) {
         Problem.Builder b = Problem.builder().costs(costs.trafficCost(), costs.nonOverlapCost());
         // Members by their subscription: each distinct topic-id set once (canonical instance),
         // so the per-member work is one hash lookup, not one insert per subscribed topic.
@@ -82,6 +94,11 @@ public final class BrokerProblem {
             subs[i] = sub;
             canon[i++] = c;
         }
+        long total = 0;
+        for (Uuid id : subscribed) {
+            total += Math.max(0, topics.numPartitions(id));
+        }
+        boolean useWeights = total <= maxWeighted;
         Set<String> racks = new TreeSet<>();
         // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
         // is a base64 encoding, and members x topics plus every owned partition asked for it.
@@ -99,7 +116,7 @@ public final class BrokerProblem {
             for (int p = 0; p < count; p++) {
                 List<String> sorted = rackSets.sorted(topics.racksForPartition(id, p), racks);
                 String leader = name == null ? null : advice.leaderRack(name, p);
-                double weight = name == null ? 1.0 : advice.weight(name, p);
+                double weight = name == null || !useWeights ? 1.0 : advice.weight(name, p);
                 parts.add(new PartitionSpec(sorted, leader, weight));
             }
             b.topic(key, parts);

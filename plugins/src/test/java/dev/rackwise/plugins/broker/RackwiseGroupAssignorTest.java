@@ -1,6 +1,7 @@
 package dev.rackwise.plugins.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -63,8 +64,12 @@ class RackwiseGroupAssignorTest {
     private static final java.util.concurrent.atomic.AtomicInteger NODES = new java.util.concurrent.atomic.AtomicInteger(1000);
 
     static RackwiseGroupAssignor assignor(BrokerLookups lookups, boolean followerFetching) {
+        return assignor(lookups, followerFetching, Map.of());
+    }
+
+    static RackwiseGroupAssignor assignor(BrokerLookups lookups, boolean followerFetching, Map<String, String> extra) {
         RackwiseGroupAssignor a = new RackwiseGroupAssignor(s -> lookups);
-        Map<String, Object> broker = new HashMap<>();
+        Map<String, Object> broker = new HashMap<>(extra);
         // a node id of its own: the instances of one node share their metrics (PluginMetrics.shared)
         broker.put("node.id", String.valueOf(NODES.incrementAndGet()));
         broker.put("listeners", "PLAINTEXT://127.0.0.1:21092,CONTROLLER://127.0.0.1:21093");
@@ -137,6 +142,59 @@ class RackwiseGroupAssignorTest {
         Map<String, Set<Integer>> got = partitions(assignor(lookups, true).assign(spec, TOPICS));
         assertTrue(got.get("m1").contains(0) != got.get("m1").contains(3), got.toString());
         assertTrue(got.get("m4").contains(0) != got.get("m4").contains(3), got.toString());
+    }
+
+    @Test
+    void adviceWeightsApplyUpToTheLimitOfPartitions() {
+        AdviceView hot = new AdviceView() {
+            @Override
+            public double weight(String topic, int partition) {
+                return partition % 3 == 0 ? 50.0 : 1.0;
+            }
+        };
+        Map<Uuid, String> names = Map.of(ORDERS, "orders");
+        // the group's 6 partitions: weighted at a limit of 6, every partition 1 at a limit of 5
+        dev.rackwise.core.Problem at6 = BrokerProblem.of(spec(Set.of()), TOPICS, names, hot, GroupCosts.DEFAULT, true, 6);
+        dev.rackwise.core.Problem at5 = BrokerProblem.of(spec(Set.of()), TOPICS, names, hot, GroupCosts.DEFAULT, true, 5);
+        assertEquals(50.0, at6.topics().get(ORDERS.toString()).get(3).weight());
+        for (dev.rackwise.core.PartitionSpec p : at5.topics().get(ORDERS.toString())) {
+            assertEquals(1.0, p.weight());
+        }
+        // the broker setting reaches assign(): two members in az1, every partition there, 0 and
+        // 2 hot. Weighted, each member gets one hot partition; by count (limit 5 < 6 partitions)
+        // they are dealt in partition order, and m1 gets both: the same as with no advice.
+        SubscribedTopicDescriber allInAz1 = new SubscribedTopicDescriber() {
+            @Override
+            public int numPartitions(Uuid topicId) {
+                return topicId.equals(ORDERS) ? 6 : -1;
+            }
+
+            @Override
+            public Set<String> racksForPartition(Uuid topicId, int partition) {
+                return Set.of("az1");
+            }
+        };
+        AdviceView evenHot = new AdviceView() {
+            @Override
+            public double weight(String topic, int partition) {
+                return partition == 0 || partition == 2 ? 50.0 : 1.0;
+            }
+        };
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        for (String m : new String[] {"m1", "m2"}) {
+            members.put(m, new MemberSubscriptionAndAssignmentImpl(Optional.of("az1"), Optional.empty(),
+                Set.of(ORDERS), new Assignment(Map.of())));
+        }
+        GroupSpec spec = new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, Map.of());
+        BrokerLookups lookups = new BrokerLookups(ids -> names, m -> Optional.of("g1"), evenHot, PlanSink -> true);
+        BrokerLookups noAdvice = new BrokerLookups(ids -> names, m -> Optional.of("g1"), AdviceView.NONE,
+            PlanSink -> true);
+        Map<String, Set<Integer>> weighted = partitions(assignor(lookups, true).assign(spec, allInAz1));
+        Map<String, Set<Integer>> capped = partitions(assignor(lookups, true,
+            Map.of(RackwiseGroupAssignor.MAX_WEIGHTED_PARTITIONS, "5")).assign(spec, allInAz1));
+        assertTrue(weighted.get("m1").contains(0) != weighted.get("m1").contains(2), weighted.toString());
+        assertEquals(partitions(assignor(noAdvice, true).assign(spec, allInAz1)), capped);
+        assertNotEquals(weighted, capped);
     }
 
     @Test
