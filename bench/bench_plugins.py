@@ -221,11 +221,12 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
     members: list[RdkafkaConsumer] = []
     load_start = _loadavg()
     cpu0, threads0 = files.cpu(), files.threads()
+    own0 = time.process_time()  # the bench's own CPU: librdkafka and its statistics' JSON
     began = time.monotonic()
     try:
         for i in range(args.members):
             members.append(RdkafkaConsumer(args.bootstrap, group, topic, RACKS[i % 3],
-                                           assignor=assignor, stats_ms=500))
+                                           assignor=assignor, stats_ms=args.stats_ms))
             time.sleep(args.join_gap)  # members join a little apart, as a deployment rolls out
         joined = time.monotonic() - began
         deadline = time.monotonic() + args.timeout
@@ -236,11 +237,14 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         done_at: dict[int, tuple[str, float]] = {}  # partition -> (owner, when it read it all)
         view: CoordinatorView | None = None
         read: dict[int, str] = {}
+        undescribed = 0  # polls at which describe_consumer_groups failed (the last view kept)
         last_print = 0.0
         while not settled and time.monotonic() < deadline:
             time.sleep(0.5)  # the poll interval; the statistics come every 500 ms
             now = time.monotonic() - began
-            view = CoordinatorView.of(admin, group, topic) or view
+            described = CoordinatorView.of(admin, group, topic)
+            undescribed += described is None
+            view = described or view
             if view is None:
                 continue
             by_id = {m.member_id: m for m in members if m.member_id}
@@ -263,12 +267,18 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
                 print(f"  {assignor} {now:.0f}s: coordinator {view.state}, "
                       f"{len(view.owner())} owned once, reconciled={view.reconciled}, "
                       f"{len(read)} read to the end by their owner; clients: "
-                      f"{clients.owned_once} owned once, {clients.owned_twice} owned twice",
+                      f"{clients.owned_once} owned once, {clients.owned_twice} owned twice; "
+                      f"{undescribed} failed describes",
                       file=sys.stderr, flush=True)
         cpu = files.cpu() - cpu0
+        own_cpu = time.process_time() - own0
         marks["settled_s" if settled else "gave_up_s"] = round(time.monotonic() - began, 1)
         views = [m.view() for m in members]  # the owners' statistics hold every record already
         clients = ClientsView.of(members, view)
+        # The members stop consuming (still in the group): with 60 members their statistics
+        # callbacks keep the GIL so busy that reading /proc below took minutes.
+        for m in members:
+            m.halt()
         spent = {k: v - threads0.get(k, 0.0) for k, v in files.threads().items()}
         threads = {k: round(v, 1) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])[:8]}
         elapsed = time.monotonic() - began
@@ -298,6 +308,7 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         **wire(final, views, racks, placement),
         "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
         "load_avg_start": load_start, "load_avg_end": load_end,
+        "bench_cpu_s": round(own_cpu, 1), "failed_describes": undescribed,
         "joined_s": round(joined, 1), **marks, "read_to_end_at": read_at,
         "coordinator_view": {**final.summary(), "read_to_end": len(read)},
         # The members' own view (librdkafka assignment()) at the end: not waited on.
@@ -392,6 +403,10 @@ def main() -> int:
     ap.add_argument("--records-per-partition", type=int, default=50)
     ap.add_argument("--join-gap", type=float, default=0.3)
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--stats-ms", type=int, default=500,
+                    help="librdkafka statistics.interval.ms: every member's document lists "
+                         "every partition of the topic, parsed in this process (at 60 members "
+                         "x 1,200 partitions, 500 ms is more JSON than one core parses)")
     ap.add_argument("--settle", type=float, default=10,
                     help="seconds between creating the topic and the first group")
     ap.add_argument("--idle", type=float, default=10,
