@@ -4,16 +4,27 @@ A live KIP-848 group of confluent-kafka consumers (``group.protocol=consumer``) 
 rack-skewed topic on the testbed (brokers with the plug-in jar: ``rackwise testbed up`` once
 ``plugins/target/rackwise-plugins.jar`` is built), run once per broker assignor
 (``group.remote.assignor`` = ``rackwise``, ``uniform``, ``range``), all in one run, on the same
-topic, with the same members spread over az1..az3 (``client.rack``). For each assignor:
+topic, with the same members spread over az1..az3 (``client.rack``). Each group runs until its
+coordinator says it is settled (bench/live_views.py: STABLE, every member's current assignment
+equal to its target, every partition owned once and read to the end by the member the
+coordinator names), never on a timer. For each assignor:
 
-- the cross-rack partitions of the assignment the members report, and the bytes they fetched
-  of them (librdkafka statistics: the broker each partition is fetched from, ``rxbytes``),
-  cross-rack and in total;
+- the cross-rack partitions of the coordinator's assignment, and the bytes the members fetched
+  (librdkafka statistics: the broker each partition is fetched from, ``rxbytes``), cross-rack
+  and in total, with the bytes read by a member the coordinator does not name ("stray");
+- the members' own view (librdkafka ``assignment()``) beside the coordinator's: partitions the
+  clients list once, twice, or otherwise than the coordinator (not waited on: a KIP-848
+  librdkafka member can keep listing partitions it gave up);
 - the brokers' CPU seconds (user + system of the testbed's broker JVMs, from /proc) while the
-  group formed and consumed, and again including the members' leaving and a settle pause;
+  group formed and consumed, and again including the members' leaving and a settle pause,
+  with the load average at the start and end;
 - the group coordinator's own "Computed a new target assignment for epoch N with 'X' assignor
   in M ms" lines for that group, from the brokers' server.log (count, median, max);
 - the plug-in's fallbacks ("rackwise: group ... falls back"), from the same logs.
+
+``--rounds N`` runs all the groups N times on the same brokers (new groups each round): on a
+new testbed the first round is on fresh brokers (``assignments_before`` = 0), the others on
+warm ones.
 
 ``RackwiseGroupAssignor`` decides in-process on the brokers (plugins/README.md §3), so this is a
 cold start by default: no agent runs, and the group is rack-optimal from its first target
@@ -27,7 +38,8 @@ Usage (a testbed of one's own: the CPU figures read its broker pids and logs)::
 
     export RACKWISE_TESTBED_PORT_BASE=25092 RACKWISE_TESTBED_DIR=/tmp/tb-livebench
     mvn -B -q -f plugins/pom.xml package && .venv/bin/rackwise testbed up
-    .venv/bin/python bench/bench_plugins.py live --members 30 --partitions 600 --seed 1
+    .venv/bin/python bench/bench_plugins.py live --members 30 --partitions 600 --seed 11 \
+        --assignors uniform,rackwise --rounds 2 --out bench/results/live-30x600-seed11.json
     .venv/bin/rackwise testbed down
 """
 
@@ -44,8 +56,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +70,7 @@ from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec  # noqa: E40
 
 from agent.dev.fetchstats import RdkafkaConsumer  # noqa: E402
 from agent.dev.testbed import Testbed  # noqa: E402
+from bench.live_views import ClientsView, CoordinatorView, read_to_end, wire  # noqa: E402
 
 RACKS = ("az1", "az2", "az3")
 ASSIGNORS = ("rackwise", "uniform", "range")
@@ -193,127 +207,115 @@ def _fallbacks(files: BrokerFiles, group: str) -> int:
     return len(files.lines(f"rackwise: group {group} falls back"))
 
 
-def _reconciled(admin: AdminClient, group: str, members: int) -> bool:
-    """The coordinator's view: every member joined and owns its target assignment."""
-    try:
-        desc = admin.describe_consumer_groups([group], request_timeout=10)[group].result(15)
-    except Exception:  # noqa: BLE001 - not described yet: ask again
-        return False
-    return len(desc.members) == members and all(
-        m.target_assignment is not None
-        and {(tp.topic, tp.partition) for tp in m.assignment.topic_partitions}
-        == {(tp.topic, tp.partition) for tp in m.target_assignment.topic_partitions}
-        for m in desc.members
-    )
-
-
-@dataclass(frozen=True)
-class Progress:
-    """The clients' view at one instant: partitions owned by exactly one member, and of those
-    the ones whose owner received all their records."""
-
-    owned: int
-    complete: int
-    done: frozenset[int] = frozenset()
-
-    @classmethod
-    def of(cls, members: Sequence[RdkafkaConsumer], per_partition: int) -> Progress:
-        owners: dict[int, list[RdkafkaConsumer]] = {}
-        for m in members:
-            for _, p in m.assignment():
-                owners.setdefault(p, []).append(m)
-        once = {p: ms[0] for p, ms in owners.items() if len(ms) == 1}
-        fetched = {id(m): m.fetches() for m in members}
-        done = frozenset(p for p, m in once.items()
-                         if (f := fetched[id(m)].get((m.topic, p))) is not None
-                         and f.records >= per_partition)
-        return cls(len(once), len(done), done)
+def _loadavg() -> str:
+    """The 1-, 5- and 15-minute load averages (the machine is shared)."""
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles, topic: str,
-                assignor: str, racks: dict[int, str | None]) -> dict[str, Any]:
-    """One group until it is settled (the coordinator's target reached, every record read by
-    its partition's owner), then its members leave."""
-    group = f"{topic}-{assignor}"
+                group: str, assignor: str, racks: dict[int, str | None]) -> dict[str, Any]:
+    """One group until it is settled by its coordinator (bench/live_views.py: STABLE, every
+    member at its target, every partition owned once and read to the end by that owner), then
+    its members leave."""
     placement = _placement(args.partitions)
     members: list[RdkafkaConsumer] = []
+    load_start = _loadavg()
     cpu0, threads0 = files.cpu(), files.threads()
+    own0 = time.process_time()  # the bench's own CPU: librdkafka and its statistics' JSON
     began = time.monotonic()
     try:
         for i in range(args.members):
             members.append(RdkafkaConsumer(args.bootstrap, group, topic, RACKS[i % 3],
-                                           assignor=assignor, stats_ms=500))
+                                           assignor=assignor, stats_ms=args.stats_ms))
             time.sleep(args.join_gap)  # members join a little apart, as a deployment rolls out
         joined = time.monotonic() - began
         deadline = time.monotonic() + args.timeout
         settled = False
         # Seconds from the first member's start to the last time each state was reached.
         marks: dict[str, float] = {}
-        was = Progress(0, 0)
-        done_at: dict[int, float] = {}  # partition -> when its owner had read it to the end
+        was: dict[str, bool] = {}
+        done_at: dict[int, tuple[str, float]] = {}  # partition -> (owner, when it read it all)
+        view: CoordinatorView | None = None
+        read: dict[int, str] = {}
+        undescribed = 0  # polls at which describe_consumer_groups failed (the last view kept)
         last_print = 0.0
         while not settled and time.monotonic() < deadline:
-            time.sleep(0.5)
+            time.sleep(0.5)  # the poll interval; the statistics come every 500 ms
             now = time.monotonic() - began
-            progress = Progress.of(members, args.records_per_partition)
-            if progress.owned == args.partitions and was.owned != args.partitions:
-                marks["all_owned_s"] = round(now, 1)
-            if progress.complete == args.partitions:
-                if was.complete != args.partitions:
-                    marks["all_read_s"] = round(now, 1)
-                settled = _reconciled(admin, group, args.members)
-            for p in progress.done:
-                done_at.setdefault(p, now)
-            was = progress
-            if now - last_print >= 10:
+            described = CoordinatorView.of(admin, group, topic)
+            undescribed += described is None
+            view = described or view
+            if view is None:
+                continue
+            by_id = {m.member_id: m for m in members if m.member_id}
+            read = read_to_end(view, by_id, topic, args.records_per_partition)
+            for p, owner in read.items():
+                if done_at.get(p, ("", 0.0))[0] != owner:
+                    done_at[p] = (owner, now)
+            clients = ClientsView.of(members, view)
+            complete = view.complete(args.members, args.partitions)
+            settled = complete and len(read) == args.partitions
+            for name, reached in (("coordinator_owned_s", len(view.owner()) == args.partitions),
+                                  ("reconciled_s", complete),
+                                  ("all_read_s", len(read) == args.partitions),
+                                  ("clients_owned_once_s", clients.owned_once == args.partitions)):
+                if reached and not was.get(name):
+                    marks[name] = round(now, 1)
+                was[name] = reached
+            if now - last_print >= 10 or settled:
                 last_print = now
-                print(f"  {assignor} {now:.0f}s: {progress.owned} owned once, "
-                      f"{progress.complete} read to the end", file=sys.stderr, flush=True)
-        marks["reconciled_s"] = round(time.monotonic() - began, 1)
-        time.sleep(1.2)  # one more statistics round (500 ms) for the last bytes
-        views = [m.view() for m in members]
+                print(f"  {assignor} {now:.0f}s: coordinator {view.state}, "
+                      f"{len(view.owner())} owned once, reconciled={view.reconciled}, "
+                      f"{len(read)} read to the end by their owner; clients: "
+                      f"{clients.owned_once} owned once, {clients.owned_twice} owned twice; "
+                      f"{undescribed} failed describes",
+                      file=sys.stderr, flush=True)
         cpu = files.cpu() - cpu0
+        own_cpu = time.process_time() - own0
+        marks["settled_s" if settled else "gave_up_s"] = round(time.monotonic() - began, 1)
+        views = [m.view() for m in members]  # the owners' statistics hold every record already
+        clients = ClientsView.of(members, view)
+        # The members stop consuming (still in the group): with 60 members their statistics
+        # callbacks keep the GIL so busy that reading /proc below took minutes.
+        for m in members:
+            m.halt()
         spent = {k: v - threads0.get(k, 0.0) for k, v in files.threads().items()}
         threads = {k: round(v, 1) for k, v in sorted(spent.items(), key=lambda kv: -kv[1])[:8]}
         elapsed = time.monotonic() - began
+        load_end = _loadavg()
         coordinator = _coordinator(files, group)  # the computations while it formed and consumed
     finally:
-        for m in members:
-            m.stop()
+        # All at once, as a deployment stops: one by one, each close waits for its leave
+        # heartbeat while the others are reassigned its partitions (minutes for 30 members).
+        leaving = time.monotonic()
+        with ThreadPoolExecutor(max(1, len(members))) as pool:
+            list(pool.map(RdkafkaConsumer.stop, members))
+        left = time.monotonic() - leaving
     time.sleep(args.pause)  # the leaving members' epochs, the plug-in's background reports
     cpu_total = files.cpu() - cpu0
-    cross_parts = total_bytes = cross_bytes = 0
-    for v in views:
-        for tp in v.assignment:
-            if v.rack not in {racks[b] for b in placement[tp[1]]}:
-                cross_parts += 1
-            f = v.fetches.get(tp)
-            if f is None:
-                continue
-            total_bytes += f.bytes
-            fetched_rack = racks.get(f.fetched_from) if f.fetched_from is not None else None
-            cross_bytes += f.bytes if fetched_rack != v.rack else 0
-    # When partitions were read to the end, by where their owner fetched them from.
+    final = view or CoordinatorView("UNDESCRIBED", (), False, {})
+    # When partitions were read to the end by their owner, by where it fetched them from.
     by_source: dict[str, list[float]] = {"leader": [], "follower": []}
-    for v in views:
-        for tp in v.assignment:
-            f = v.fetches.get(tp)
-            if f is not None and f.fetched_from is not None and tp[1] in done_at:
-                leader = placement[tp[1]][0]
-                by_source["leader" if f.fetched_from == leader else "follower"].append(done_at[tp[1]])
+    fetches = {v.member_id: v.fetches for v in views}
+    for p, (owner, at) in done_at.items():
+        f = fetches.get(owner, {}).get((topic, p))
+        if f is not None and f.fetched_from is not None and read.get(p) == owner:
+            by_source["leader" if f.fetched_from == placement[p][0] else "follower"].append(at)
     read_at = {k: {"partitions": len(ts), "median_s": round(statistics.median(ts), 1),
                    "max_s": round(max(ts), 1)} for k, ts in by_source.items() if ts}
-    loads = [len(v.assignment) for v in views]
     return {
-        "assignor": assignor, "group": group, "settled": settled, "assigned": sum(loads),
-        "max_load": max(loads), "min_load": min(loads),
-        "cross_rack_partitions": cross_parts,
-        "cross_rack_bytes": cross_bytes, "fetched_bytes": total_bytes,
-        "cross_rack_bytes_pct": round(100 * cross_bytes / total_bytes, 1) if total_bytes else None,
+        "assignor": assignor, "group": group, "settled": settled,
+        **wire(final, views, racks, placement),
         "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
+        "load_avg_start": load_start, "load_avg_end": load_end,
+        "bench_cpu_s": round(own_cpu, 1), "failed_describes": undescribed,
         "joined_s": round(joined, 1), **marks, "read_to_end_at": read_at,
+        "coordinator_view": {**final.summary(), "read_to_end": len(read)},
+        # The members' own view (librdkafka assignment()) at the end: not waited on.
+        "clients_view": {"owned_once": clients.owned_once, "owned_twice": clients.owned_twice,
+                         "disagree_with_coordinator": clients.disagree},
         "broker_threads": threads,
-        "broker_cpu_with_leave_s": round(cpu_total, 1),
+        "broker_cpu_with_leave_s": round(cpu_total, 1), "leave_s": round(left, 1),
         "coordinator": coordinator,
         "coordinator_with_leave": _coordinator(files, group),
         "fallbacks": _fallbacks(files, group),
@@ -371,10 +373,17 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(args.settle)  # the brokers start the new topic's leaders and fetchers
         out["idle_cpu_per_s"] = round(_idle_cpu(files, args.idle), 2)
         print(json.dumps({"idle_cpu_per_s": out["idle_cpu_per_s"]}), flush=True)
-        for assignor in args.assignors:
-            row = _live_group(args, admin, files, topic, assignor, racks)
-            out[assignor] = row
-            print(json.dumps(row), flush=True)
+        out["rounds"] = []
+        for r in range(args.rounds):
+            # Fresh brokers: no target assignment computed in their logs before this round.
+            done_before = len(files.lines("Computed a new target assignment"))
+            groups: dict[str, Any] = {"round": r + 1, "assignments_before": done_before}
+            for assignor in args.assignors:
+                row = _live_group(args, admin, files, topic, f"{topic}-{assignor}-r{r + 1}",
+                                  assignor, racks)
+                groups[assignor] = row
+                print(json.dumps(row), flush=True)
+            out["rounds"].append(groups)
     finally:
         if agent is not None:
             _stop(agent)
@@ -394,6 +403,10 @@ def main() -> int:
     ap.add_argument("--records-per-partition", type=int, default=50)
     ap.add_argument("--join-gap", type=float, default=0.3)
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--stats-ms", type=int, default=500,
+                    help="librdkafka statistics.interval.ms: every member's document lists "
+                         "every partition of the topic, parsed in this process (at 60 members "
+                         "x 1,200 partitions, 500 ms is more JSON than one core parses)")
     ap.add_argument("--settle", type=float, default=10,
                     help="seconds between creating the topic and the first group")
     ap.add_argument("--idle", type=float, default=10,
@@ -404,12 +417,26 @@ def main() -> int:
                     help="run `rackwise agent run` advising (not needed: cold start without)")
     ap.add_argument("--agent-wait", type=float, default=60)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="rounds of all the groups on the same brokers: the first round on a "
+                         "new testbed is on fresh brokers, the later ones on warm brokers")
+    ap.add_argument("--out", type=Path, default=None, help="write the JSON result here too")
     args = ap.parse_args()
     args.assignors = [a for a in str(args.assignors).split(",") if a]
     args.seed = args.seed if args.seed is not None else random.randrange(2**32)
     print(f"seed={args.seed}", flush=True)
+    began = datetime.now(UTC).isoformat(timespec="seconds")
+    load_start = _loadavg()
     result = live(args)
-    print(json.dumps({"mode": args.mode, "seed": args.seed, **result}, indent=2))
+    doc = {"mode": args.mode, "seed": args.seed, "command": " ".join(sys.argv),
+           "started": began, "load_avg_start": load_start, "load_avg_end": _loadavg(),
+           "members": args.members, "partitions": args.partitions,
+           "records_per_partition": args.records_per_partition, **result}
+    text = json.dumps(doc, indent=2)
+    print(text)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
     return 0
 
 

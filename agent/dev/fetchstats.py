@@ -245,6 +245,7 @@ class RdkafkaConsumer:
         self.member_id: str | None = None
         self._assignment: frozenset[TP] = frozenset()
         self._stop = threading.Event()
+        self._closed = False
         self._thread = threading.Thread(target=self._run, name=f"rdkafka-{rack}", daemon=True)
         self._thread.start()
 
@@ -281,9 +282,15 @@ class RdkafkaConsumer:
     def view(self) -> ClientView:
         return ClientView(self.member_id, self.rack, self.assignment(), self.fetches())
 
+    def halt(self) -> None:
+        """Stop consuming: the loop ends after its current call (and with it the statistics
+        callbacks, which hold the GIL); the member stays in the group until :meth:`stop`."""
+        self._stop.set()
+
     def stop(self) -> None:
-        if self._stop.is_set():
+        if self._closed:
             return
+        self._closed = True
         self._stop.set()
         self._thread.join(10)
         self.consumer.close()
