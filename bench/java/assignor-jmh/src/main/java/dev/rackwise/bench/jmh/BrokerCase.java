@@ -64,7 +64,7 @@ public final class BrokerCase {
             case RANGE:
                 return new RangeAssignor();
             case RACKWISE:
-                return configured(new RackwiseGroupAssignor(settings -> null));
+                return configured(new RackwiseGroupAssignor(settings -> null), -1);
             case RACKWISE_WEIGHTED: {
                 Map<Uuid, String> names = new HashMap<>();
                 for (int t = 0; t < grid.topics; t++) {
@@ -73,15 +73,20 @@ public final class BrokerCase {
                 GridAdvice advice = new GridAdvice(grid);
                 // Names and advice as the background lookups would hold them; plans are dropped.
                 BrokerLookups side = new BrokerLookups(ids -> names, members -> Optional.of("g"), advice, plan -> true);
-                return configured(new RackwiseGroupAssignor(settings -> side));
+                // The core's weighted cost at every size: no limit (rackwise.weights.max.partitions,
+                // by default 10,000, assigns larger groups by count, i.e. at RACKWISE's cost).
+                return configured(new RackwiseGroupAssignor(settings -> side), Long.MAX_VALUE);
             }
             default:
                 return null;
         }
     }
 
-    private static RackwiseGroupAssignor configured(RackwiseGroupAssignor a) {
+    private static RackwiseGroupAssignor configured(RackwiseGroupAssignor a, long maxWeighted) {
         Map<String, Object> broker = new HashMap<>();
+        if (maxWeighted >= 0) {
+            broker.put("rackwise.weights.max.partitions", Long.toString(maxWeighted));
+        }
         broker.put("node.id", "1");
         broker.put("listeners", "PLAINTEXT://127.0.0.1:1,CONTROLLER://127.0.0.1:2");
         broker.put("controller.listener.names", "CONTROLLER");
