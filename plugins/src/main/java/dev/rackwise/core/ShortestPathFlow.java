@@ -76,8 +76,9 @@ final class ShortestPathFlow {
         int[] done = new int[nodes];
         int[] via = new int[nodes];
         int[] settled = new int[nodes];
-        long[] hk = new long[64];
-        int[] hv = new int[64];
+        // The binary heap of (distance, node) entries, entry i at heap[2i] (key) and heap[2i+1]
+        // (node): one array, so a sift touches one cache line per level, not two.
+        long[] heap = new long[128];
         int phase = 0;
         // Start: pot = -(least cost to any demand), one Dijkstra backwards from the demands,
         // so every node's cheapest way to a demand is tight (reduced cost 0); then send each
@@ -102,19 +103,18 @@ final class ShortestPathFlow {
                 if (excess[v] < 0) {
                     seen[v] = phase;
                     dist[v] = 0;
-                    if (size == hk.length) {
-                        hk = Arrays.copyOf(hk, size * 2);
-                        hv = Arrays.copyOf(hv, size * 2);
+                    if (2 * size == heap.length) {
+                        heap = Arrays.copyOf(heap, heap.length * 2);
                     }
-                    siftUp(hk, hv, size++, 0, v);
+                    siftUp(heap, size++, 0, v);
                 }
             }
             while (size > 0) {
-                long d = hk[0];
-                int u = hv[0];
+                long d = heap[0];
+                int u = (int) heap[1];
                 size--;
                 if (size > 0) {
-                    siftDown(hk, hv, size, hk[size], hv[size]);
+                    siftDown(heap, size, heap[2 * size], (int) heap[2 * size + 1]);
                 }
                 if (done[u] == phase || d > dist[u]) {
                     continue;
@@ -130,11 +130,10 @@ final class ShortestPathFlow {
                     if (done[v] != phase && (seen[v] != phase || nd < dist[v])) {
                         seen[v] = phase;
                         dist[v] = nd;
-                        if (size == hk.length) {
-                            hk = Arrays.copyOf(hk, size * 2);
-                            hv = Arrays.copyOf(hv, size * 2);
+                        if (2 * size == heap.length) {
+                            heap = Arrays.copyOf(heap, heap.length * 2);
                         }
-                        siftUp(hk, hv, size++, nd, v);
+                        siftUp(heap, size++, nd, v);
                     }
                 }
             }
@@ -220,18 +219,18 @@ final class ShortestPathFlow {
                 int count = 0;
                 dist[s] = 0;
                 seen[s] = phase;
-                hk[0] = 0;
-                hv[0] = s;
+                heap[0] = 0;
+                heap[1] = s;
                 size = 1;
                 int target = -1;
                 long reach = 0;
                 long bestDemand = Long.MAX_VALUE;
                 while (size > 0) {
-                    long d = hk[0];
-                    int u = hv[0];
+                    long d = heap[0];
+                    int u = (int) heap[1];
                     size--;
                     if (size > 0) {
-                        siftDown(hk, hv, size, hk[size], hv[size]);
+                        siftDown(heap, size, heap[2 * size], (int) heap[2 * size + 1]);
                     }
                     if (done[u] == phase || d > dist[u]) {
                         continue;
@@ -266,11 +265,10 @@ final class ShortestPathFlow {
                             seen[v] = phase;
                             dist[v] = nd;
                             via[v] = a;
-                            if (size == hk.length) {
-                                hk = Arrays.copyOf(hk, size * 2);
-                                hv = Arrays.copyOf(hv, size * 2);
+                            if (2 * size == heap.length) {
+                                heap = Arrays.copyOf(heap, heap.length * 2);
                             }
-                            siftUp(hk, hv, size++, nd, v);
+                            siftUp(heap, size++, nd, v);
                         }
                     }
                 }
@@ -325,39 +323,41 @@ final class ShortestPathFlow {
         return flows;
     }
 
-    private static void siftUp(long[] k, int[] v, int i, long x, int y) {
+    /** Places (x, y) at slot i of the heap and moves it up while its parent's key is larger. */
+    private static void siftUp(long[] h, int i, long x, int y) {
         while (i > 0) {
             int p = (i - 1) >>> 1;
-            if (k[p] <= x) {
+            long kp = h[2 * p];
+            if (kp <= x) {
                 break;
             }
-            k[i] = k[p];
-            v[i] = v[p];
+            h[2 * i] = kp;
+            h[2 * i + 1] = h[2 * p + 1];
             i = p;
         }
-        k[i] = x;
-        v[i] = y;
+        h[2 * i] = x;
+        h[2 * i + 1] = y;
     }
 
     /** Places (x, y) from the root down in a heap of {@code size} entries. */
-    private static void siftDown(long[] k, int[] v, int size, long x, int y) {
+    private static void siftDown(long[] h, int size, long x, int y) {
         int i = 0;
         while (true) {
             int c = 2 * i + 1;
             if (c >= size) {
                 break;
             }
-            if (c + 1 < size && k[c + 1] < k[c]) {
+            if (c + 1 < size && h[2 * c + 2] < h[2 * c]) {
                 c++;
             }
-            if (k[c] >= x) {
+            if (h[2 * c] >= x) {
                 break;
             }
-            k[i] = k[c];
-            v[i] = v[c];
+            h[2 * i] = h[2 * c];
+            h[2 * i + 1] = h[2 * c + 1];
             i = c;
         }
-        k[i] = x;
-        v[i] = y;
+        h[2 * i] = x;
+        h[2 * i + 1] = y;
     }
 }

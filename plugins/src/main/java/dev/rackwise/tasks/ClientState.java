@@ -15,7 +15,9 @@ final class ClientState {
     final int capacity;
     final String rack;
     final SortedMap<String, String> tags;
-    final Map<TaskId, Long> lags;
+    /** The lag per stateful task, at the task's index in {@code lagIndex} (shared by all clients). */
+    final long[] lags;
+    final Map<TaskId, Integer> lagIndex;
     final int rank;
     final SortedSet<TaskId> prevActive;
     final SortedSet<TaskId> prevStandby;
@@ -23,20 +25,21 @@ final class ClientState {
     final TreeSet<TaskId> standby = new TreeSet<>();
 
     ClientState(String processId, int capacity, String rack, SortedMap<String, String> tags,
-                Map<TaskId, Long> lags, int rank, SortedSet<TaskId> prevActive,
+                long[] lags, Map<TaskId, Integer> lagIndex, int rank, SortedSet<TaskId> prevActive,
                 SortedSet<TaskId> prevStandby) {
         this.processId = processId;
         this.capacity = capacity;
         this.rack = rack;
         this.tags = tags;
         this.lags = lags;
+        this.lagIndex = lagIndex;
         this.rank = rank;
         this.prevActive = prevActive;
         this.prevStandby = prevStandby;
     }
 
     long lag(TaskId task) {
-        return lags.get(task);
+        return lags[lagIndex.get(task)];
     }
 
     double assignedLoad() {

@@ -43,17 +43,14 @@ final class Movements {
         this.clients = clients;
         this.remainingWarmups = maxWarmups;
         this.caught = new HashMap<>();
+        // One pass over each client's lags, by the shared stateful-task index.
+        Map<TaskId, Integer> index = clients.length == 0 ? Map.of() : clients[0].lagIndex;
         for (TaskId task : stateful) {
-            caught.put(task, new BitSet(clients.length));
-        }
-        // One pass over each client's lags (not a sorted-map lookup per task and client).
-        for (int i = 0; i < clients.length; i++) {
-            for (Map.Entry<TaskId, Long> e : clients[i].lags.entrySet()) {
-                BitSet found = caught.get(e.getKey());
-                if (found == null) {
-                    continue;
-                }
-                long lag = e.getValue();
+            BitSet found = new BitSet(clients.length);
+            caught.put(task, found);
+            Integer k = index.get(task);
+            for (int i = 0; k != null && i < clients.length; i++) {
+                long lag = clients[i].lags[k];
                 if (lag == ClientSpec.LAG_RUNNING || acceptableLag == Long.MAX_VALUE
                         || lag >= 0 && lag <= acceptableLag) {
                     found.set(i);

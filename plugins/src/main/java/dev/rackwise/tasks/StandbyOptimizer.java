@@ -46,6 +46,11 @@ final class StandbyOptimizer {
     private final long traffic;
     private final long nonOverlap;
     private final boolean tagAware;
+    /** Each client's rack as an index into {@code ctx.racks} (every client has one here). */
+    private final int[] rackOf;
+    /** Per task, its cost per rack index, filled on first use ({@link #UNKNOWN}: not yet). */
+    private final Map<TaskId, long[]> costs = new HashMap<>();
+    private static final long UNKNOWN = Long.MIN_VALUE;
 
     private StandbyOptimizer(ClientState[] clients, RackContext ctx, long traffic,
                              long nonOverlap, boolean tagAware) {
@@ -54,6 +59,14 @@ final class StandbyOptimizer {
         this.traffic = traffic;
         this.nonOverlap = nonOverlap;
         this.tagAware = tagAware;
+        Map<String, Integer> index = new HashMap<>();
+        for (int r = 0; r < ctx.racks.size(); r++) {
+            index.put(ctx.racks.get(r), r);
+        }
+        rackOf = new int[clients.length];
+        for (int c = 0; c < clients.length; c++) {
+            rackOf[c] = index.getOrDefault(clients[c].rackOrEmpty(), -1);
+        }
     }
 
     /** Re-places the standbys; returns the step's cost (traffic + non-overlap per new copy). */
@@ -73,7 +86,27 @@ final class StandbyOptimizer {
     }
 
     private long cost(TaskId t, int c) {
-        return ctx.standbyCost(t, clients[c].rackOrEmpty(), traffic);
+        return rackCost(t, rackOf[c], clients[c].rackOrEmpty());
+    }
+
+    /**
+     * {@code ctx.standbyCost(t, rack, traffic)} for {@code rack = ctx.racks[r]}, computed once
+     * per (task, rack): a pure function, so the memo changes nothing but the time (and a cost
+     * that overflows still throws where it is first asked for, as before).
+     */
+    private long rackCost(TaskId t, int r, String rack) {
+        if (r < 0) {
+            return ctx.standbyCost(t, rack, traffic);
+        }
+        long[] row = costs.computeIfAbsent(t, k -> {
+            long[] fresh = new long[ctx.racks.size()];
+            java.util.Arrays.fill(fresh, UNKNOWN);
+            return fresh;
+        });
+        if (row[r] == UNKNOWN) {
+            row[r] = ctx.standbyCost(t, rack, traffic);
+        }
+        return row[r];
     }
 
     private long run() {
@@ -81,8 +114,10 @@ final class StandbyOptimizer {
         if (holders.isEmpty()) {
             return 0;
         }
-        Set<List<Object>> start = new HashSet<>();
-        holders.forEach((t, cs) -> cs.forEach(c -> start.add(List.of(t, c))));
+        List<Set<TaskId>> start = new ArrayList<>(clients.length);
+        for (ClientState c : clients) {
+            start.add(new HashSet<>(c.standby));
+        }
         if (tagAware) {
             // Kafka's own pairwise rounds first; the class-preserving global flow below can
             // then only lower the traffic further.
@@ -106,7 +141,7 @@ final class StandbyOptimizer {
         for (Map.Entry<TaskId, List<Integer>> e : placement.entrySet()) {
             for (int c : e.getValue()) {
                 clients[c].standby.add(e.getKey());
-                if (!start.contains(List.of(e.getKey(), c))) {
+                if (!start.get(c).contains(e.getKey())) {
                     moved++;
                 }
             }
@@ -238,25 +273,43 @@ final class StandbyOptimizer {
                 net.addArc(cnode[c], sink, counts[c], 0, 0);
             }
         }
-        Map<Group, Integer> gnode = new HashMap<>();
-        Map<Group, List<int[]>> fan = new HashMap<>();
-        Map<List<String>, List<Group>> byClass = new HashMap<>();
+        // Groups by index in GROUP_ORDER (the TreeMap's order, so arcs are built as before).
+        int groupCount = groups.size();
+        int[] gnode = new int[groupCount];
+        int[] gsize = new int[groupCount];
+        int[] grack = new int[groupCount];
+        String[] grackName = new String[groupCount];
+        int[] groupOf = new int[n];
+        java.util.Arrays.fill(groupOf, -1);
+        List<List<int[]>> fan = new ArrayList<>(groupCount);
+        Map<List<String>, List<Integer>> byClass = new HashMap<>();
+        int gi = 0;
         for (Map.Entry<Group, List<Integer>> e : groups.entrySet()) {
             int g = net.addNode();
-            gnode.put(e.getKey(), g);
+            gnode[gi] = g;
+            gsize[gi] = e.getValue().size();
+            grack[gi] = rackOf[e.getValue().get(0)];
+            grackName[gi] = e.getKey().rack();
             List<int[]> arcs = new ArrayList<>();
             for (int c : e.getValue()) {
                 arcs.add(new int[] {net.addArc(g, cnode[c], counts[c], 0, 0), c});
+                groupOf[c] = gi;
             }
-            fan.put(e.getKey(), arcs);
-            byClass.computeIfAbsent(e.getKey().klass(), k -> new ArrayList<>()).add(e.getKey());
+            fan.add(arcs);
+            byClass.computeIfAbsent(e.getKey().klass(), k -> new ArrayList<>()).add(gi);
+            gi++;
         }
         record Direct(int arc, TaskId task, int client) {
         }
-        record Routed(int arc, TaskId task, Group group) {
+        record Routed(int arc, TaskId task, int group) {
         }
         List<Direct> direct = new ArrayList<>();
         List<Routed> routed = new ArrayList<>();
+        // A unit's capacity into a group is the group's clients that neither hold the task
+        // nor run its active: the group's size less the distinct such clients counted in it.
+        int[] heldIn = new int[groupCount];
+        int[] stamp = new int[n];
+        int round = 0;
         for (Map.Entry<Unit, List<Integer>> ue : units(holders).entrySet()) {
             TaskId task = ue.getKey().task();
             int unit = net.addNode();
@@ -264,16 +317,25 @@ final class StandbyOptimizer {
             for (int c : ue.getValue()) {
                 direct.add(new Direct(net.addArc(unit, cnode[c], 1, cost(task, c), 0), task, c));
             }
-            Set<Integer> held = new HashSet<>(holders.get(task));
-            Integer act = activeOf.get(task);
-            if (act != null) {
-                held.add(act);
+            round++;
+            java.util.Arrays.fill(heldIn, 0);
+            for (int c : holders.get(task)) {
+                if (stamp[c] != round) {
+                    stamp[c] = round;
+                    if (groupOf[c] >= 0) {
+                        heldIn[groupOf[c]]++;
+                    }
+                }
             }
-            for (Group g : byClass.getOrDefault(ue.getKey().klass(), List.of())) {
-                long cap = groups.get(g).stream().filter(c -> !held.contains(c)).count();
+            Integer act = activeOf.get(task);
+            if (act != null && stamp[act] != round && groupOf[act] >= 0) {
+                heldIn[groupOf[act]]++;
+            }
+            for (int g : byClass.getOrDefault(ue.getKey().klass(), List.of())) {
+                long cap = gsize[g] - heldIn[g];
                 if (cap > 0) {
-                    long cost = ctx.standbyCost(task, g.rack(), traffic) + nonOverlap;
-                    routed.add(new Routed(net.addArc(unit, gnode.get(g), cap, cost, 1), task, g));
+                    long cost = rackCost(task, grack[g], grackName[g]) + nonOverlap;
+                    routed.add(new Routed(net.addArc(unit, gnode[g], cap, cost, 1), task, g));
                 }
             }
         }
@@ -284,20 +346,25 @@ final class StandbyOptimizer {
                 placement.computeIfAbsent(d.task(), k -> new ArrayList<>()).add(d.client());
             }
         }
-        TreeMap<Group, List<Object[]>> demand = new TreeMap<>(GROUP_ORDER);
+        List<List<Object[]>> demand = new ArrayList<>(groupCount);
+        for (int g = 0; g < groupCount; g++) {
+            demand.add(new ArrayList<>());
+        }
         for (Routed r : routed) {
             long units = net.flow(r.arc());
             if (units > 0) {
-                demand.computeIfAbsent(r.group(), k -> new ArrayList<>())
-                        .add(new Object[] {r.task(), units});
+                demand.get(r.group()).add(new Object[] {r.task(), units});
             }
         }
-        for (Map.Entry<Group, List<Object[]>> e : demand.entrySet()) {
+        for (int g = 0; g < groupCount; g++) { // GROUP_ORDER, as the TreeMap was
+            if (demand.get(g).isEmpty()) {
+                continue;
+            }
             Map<Integer, Long> quota = new LinkedHashMap<>();
-            for (int[] f : fan.get(e.getKey())) {
+            for (int[] f : fan.get(g)) {
                 quota.put(f[1], net.flow(f[0]));
             }
-            if (!split(e.getValue(), quota, placement, activeOf)) {
+            if (!split(demand.get(g), quota, placement, activeOf)) {
                 return null;
             }
         }
@@ -377,17 +444,32 @@ final class StandbyOptimizer {
         record Arc(int arc, TaskId task, int client) {
         }
         List<Arc> arcs = new ArrayList<>();
+        // mark[c]: HELD when c holds a copy of the task, MINE when it holds this unit's copy.
+        int[] mark = new int[n];
+        int[] markRound = new int[n];
+        int round = 0;
+        final int held = 1;
+        final int mine = 2;
         for (Map.Entry<Unit, List<Integer>> ue : units(holders).entrySet()) {
             TaskId task = ue.getKey().task();
             int unit = net.addNode();
             net.setSupply(unit, ue.getValue().size());
-            Set<Integer> held = new HashSet<>(holders.get(task));
+            round++;
+            for (int c : holders.get(task)) {
+                markRound[c] = round;
+                mark[c] = held;
+            }
+            for (int c : ue.getValue()) {
+                mark[c] = mine;
+            }
             Integer act = activeOf.get(task);
+            int a = act == null ? -1 : act;
             for (int c : members.getOrDefault(ue.getKey().klass(), List.of())) {
-                if (act != null && c == act || held.contains(c) && !ue.getValue().contains(c)) {
-                    continue;
+                int m = markRound[c] == round ? mark[c] : 0;
+                if (c == a || m == held) {
+                    continue; // its active, or a copy of another unit of the task
                 }
-                boolean stay = held.contains(c);
+                boolean stay = m == mine;
                 long base = cost(task, c) + (stay ? 0 : nonOverlap);
                 arcs.add(new Arc(net.addArc(unit, cnode[c], 1, base, stay ? 0 : 1), task, c));
             }

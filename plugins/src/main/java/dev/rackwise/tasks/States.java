@@ -23,6 +23,12 @@ final class States {
         List<String> ids = new ArrayList<>(p.clients().keySet());
         ids.sort(ProcessOrder.INSTANCE);
         SortedSet<TaskId> known = new TreeSet<>(p.tasks().keySet());
+        Map<TaskId, Integer> index = new HashMap<>(2 * p.tasks().size() + 16);
+        for (TaskSpec t : p.tasks().values()) {
+            if (t.stateful()) {
+                index.put(t.id(), index.size());
+            }
+        }
         ClientState[] out = new ClientState[ids.size()];
         for (int i = 0; i < ids.size(); i++) {
             ClientSpec c = p.clients().get(ids.get(i));
@@ -30,20 +36,24 @@ final class States {
             prevActive.retainAll(known);
             SortedSet<TaskId> prevStandby = new TreeSet<>(c.previousStandby());
             prevStandby.retainAll(known);
-            // Looked up by task only (never iterated in order): a hash map, sized once.
-            Map<TaskId, Long> lags = new HashMap<>(2 * p.tasks().size() + 16);
-            for (TaskSpec t : p.tasks().values()) {
-                if (!t.stateful()) {
-                    continue;
+            // One lag per stateful task, by index (no boxed map per client): the default
+            // first (-2 for a previous active, else 0), then every reported lag but -4.
+            long[] lags = new long[index.size()];
+            for (TaskId t : prevActive) {
+                Integer k = index.get(t);
+                if (k != null) {
+                    lags[k] = ClientSpec.LAG_RUNNING;
                 }
-                Long lag = c.lags().get(t.id());
-                if (lag == null || lag == ClientSpec.LAG_NOT_REPORTED) {
-                    lag = prevActive.contains(t.id()) ? ClientSpec.LAG_RUNNING : 0L;
+            }
+            for (Map.Entry<TaskId, Long> e : c.lags().entrySet()) {
+                Integer k = index.get(e.getKey());
+                Long lag = e.getValue();
+                if (k != null && lag != null && lag != ClientSpec.LAG_NOT_REPORTED) {
+                    lags[k] = lag;
                 }
-                lags.put(t.id(), lag);
             }
             SortedMap<String, String> tags = Collections.unmodifiableSortedMap(new TreeMap<>(c.tags()));
-            out[i] = new ClientState(c.processId(), c.threads(), c.rack(), tags, lags, i,
+            out[i] = new ClientState(c.processId(), c.threads(), c.rack(), tags, lags, index, i,
                     Collections.unmodifiableSortedSet(prevActive),
                     Collections.unmodifiableSortedSet(prevStandby));
         }

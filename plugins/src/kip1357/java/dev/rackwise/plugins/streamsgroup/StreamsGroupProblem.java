@@ -199,7 +199,7 @@ public final class StreamsGroupProblem {
         SortedSet<TaskId> active = new TreeSet<>();
         SortedSet<TaskId> standby = new TreeSet<>();
         Map<TaskId, Long> offsets = new HashMap<>();
-        Set<TaskId> unknown = new TreeSet<>();
+        Set<TaskId> unknown = new java.util.HashSet<>(); // membership only
         for (String m : members) {
             MemberAssignmentMetadata meta = spec.memberMetadata(m);
             Optional<String> rack = meta.rackId() == null ? Optional.empty() : meta.rackId();
@@ -233,6 +233,7 @@ public final class StreamsGroupProblem {
             }
         }
         SortedMap<TaskId, Long> lags = new TreeMap<>();
+        Set<TaskId> activeSet = new java.util.HashSet<>(active); // membership per task: hashed
         for (Map.Entry<TaskId, Boolean> t : stateful.entrySet()) {
             if (!t.getValue()) {
                 continue;
@@ -241,7 +242,7 @@ public final class StreamsGroupProblem {
             Long end = endOffsets.get(id);
             Long own = offsets.get(id);
             long lag;
-            if (active.contains(id)) {
+            if (activeSet.contains(id)) {
                 continue; // the core's default for a previous active: -2, running
             } else if (own != null) {
                 lag = end == null ? 0L : Math.max(0L, end - own);
