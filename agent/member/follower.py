@@ -276,7 +276,9 @@ class PlanFollower:
         if revoke:
             self._revoke(revoke)
         if add:
-            self.consumer.incremental_assign([KTopicPartition(t, p) for t, p in add])
+            tps = [KTopicPartition(t, p) for t, p in add]
+            self.consumer.incremental_assign(tps)
+            self._resume(tps)  # a partition this member paused when it last gave it up
             if self.on_assign:
                 self.on_assign(add)
         self.owned = mine
@@ -310,7 +312,24 @@ class PlanFollower:
                     break
                 log.warning("commit before revoke failed", error=str(exc), attempt=attempt)
                 time.sleep(0.2 * (attempt + 1))
+        # Paused first: a partition given up moments after it was assigned (a first member
+        # holds everything until the others join) could go on being fetched by librdkafka
+        # 2.16 after incremental_unassign, its records then read twice (the demo's wire check
+        # caught it); a paused partition is never fetched.
+        self._pause(tps)
         self.consumer.incremental_unassign(tps)
+
+    def _pause(self, tps: list[KTopicPartition]) -> None:
+        try:
+            self.consumer.pause(tps)
+        except KafkaException as exc:
+            log.warning("cannot pause partitions being given up", error=str(exc))
+
+    def _resume(self, tps: list[KTopicPartition]) -> None:
+        try:
+            self.consumer.resume(tps)
+        except KafkaException as exc:
+            log.warning("cannot resume partitions being taken", error=str(exc))
 
 
 def newest_plan(
