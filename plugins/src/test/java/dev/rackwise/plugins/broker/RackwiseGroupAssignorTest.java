@@ -81,6 +81,24 @@ class RackwiseGroupAssignorTest {
         return a;
     }
 
+    /** orders-0 and orders-3 weigh 50, the others 1. */
+    static final AdviceView EVERY_THIRD_HOT = new AdviceView() {
+        @Override
+        public double weight(String topic, int partition) {
+            return partition % 3 == 0 ? 50.0 : 1.0;
+        }
+    };
+
+    /** A new group over orders: {member id, rack} pairs, nothing assigned yet. */
+    static GroupSpec newGroup(String[][] memberRacks) {
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        for (String[] m : memberRacks) {
+            members.put(m[0], new MemberSubscriptionAndAssignmentImpl(Optional.of(m[1]), Optional.empty(),
+                Set.of(ORDERS), new Assignment(Map.of())));
+        }
+        return new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, Map.of());
+    }
+
     static Map<String, Set<Integer>> partitions(GroupAssignment a) {
         Map<String, Set<Integer>> out = new TreeMap<>();
         a.members().forEach((m, ma) -> out.put(m, new TreeSet<>(ma.partitions().getOrDefault(ORDERS, Set.of()))));
@@ -125,18 +143,8 @@ class RackwiseGroupAssignorTest {
     @Test
     void weightsFromAdviceSpreadTheHotPartitions() {
         // orders-0 and orders-3 (both only in az1) are hot; m1 and m4 are in az1
-        AdviceView hot = new AdviceView() {
-            @Override
-            public double weight(String topic, int partition) {
-                return partition % 3 == 0 ? 50.0 : 1.0;
-            }
-        };
-        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
-        for (String[] m : new String[][] {{"m1", "az1"}, {"m2", "az2"}, {"m3", "az3"}, {"m4", "az1"}}) {
-            members.put(m[0], new MemberSubscriptionAndAssignmentImpl(Optional.of(m[1]), Optional.empty(),
-                Set.of(ORDERS), new Assignment(Map.of())));
-        }
-        GroupSpec spec = new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, Map.of());
+        AdviceView hot = EVERY_THIRD_HOT;
+        GroupSpec spec = newGroup(new String[][] {{"m1", "az1"}, {"m2", "az2"}, {"m3", "az3"}, {"m4", "az1"}});
         BrokerLookups lookups = new BrokerLookups(ids -> Map.of(ORDERS, "orders"), m -> Optional.of("g1"), hot,
             PlanSink -> true);
         Map<String, Set<Integer>> got = partitions(assignor(lookups, true).assign(spec, TOPICS));
@@ -146,12 +154,7 @@ class RackwiseGroupAssignorTest {
 
     @Test
     void adviceWeightsApplyUpToTheLimitOfPartitions() {
-        AdviceView hot = new AdviceView() {
-            @Override
-            public double weight(String topic, int partition) {
-                return partition % 3 == 0 ? 50.0 : 1.0;
-            }
-        };
+        AdviceView hot = EVERY_THIRD_HOT;
         Map<Uuid, String> names = Map.of(ORDERS, "orders");
         // the group's 6 partitions: weighted at a limit of 6, every partition 1 at a limit of 5
         dev.rackwise.core.Problem at6 = BrokerProblem.of(spec(Set.of()), TOPICS, names, hot, GroupCosts.DEFAULT, true, 6);
@@ -180,12 +183,7 @@ class RackwiseGroupAssignorTest {
                 return partition == 0 || partition == 2 ? 50.0 : 1.0;
             }
         };
-        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
-        for (String m : new String[] {"m1", "m2"}) {
-            members.put(m, new MemberSubscriptionAndAssignmentImpl(Optional.of("az1"), Optional.empty(),
-                Set.of(ORDERS), new Assignment(Map.of())));
-        }
-        GroupSpec spec = new GroupSpecImpl(members, SubscriptionType.HOMOGENEOUS, Map.of());
+        GroupSpec spec = newGroup(new String[][] {{"m1", "az1"}, {"m2", "az1"}});
         BrokerLookups lookups = new BrokerLookups(ids -> names, m -> Optional.of("g1"), evenHot, PlanSink -> true);
         BrokerLookups noAdvice = new BrokerLookups(ids -> names, m -> Optional.of("g1"), AdviceView.NONE,
             PlanSink -> true);
