@@ -7,7 +7,8 @@ import java.util.Arrays;
  *
  * <p>Uniform subscriptions: every member {@code floor(P/N)} or {@code ceil(P/N)}. Mixed: the
  * band {@code [lo, hi]} of the best reachable maximum, then the best reachable minimum under
- * it, each by binary search over max-flow feasibility on the classes &times; members network.
+ * it, each by binary search over max-flow feasibility on the classes &times; groups network
+ * (members with the same classes are one group).
  *
  * <p>Example: t1 (2 partitions) for a and b, t2 (6 partitions) for c: lo = 1, hi = 6.
  */
@@ -67,11 +68,12 @@ final class Balance {
         if (uniform) {
             return new Balance(p / members, (p + members - 1) / members, true, caps, classMembers, classSizes);
         }
+        Groups groups = Groups.of(members, classMembers);
         int a = (p + members - 1) / members;
         int b = Math.max(p, a);
         while (a < b) { // smallest feasible maximum
             int mid = (a + b) >>> 1;
-            if (feasible(members, classSizes, classMembers, 0, mid)) {
+            if (feasible(members, classSizes, groups, 0, mid)) {
                 b = mid;
             } else {
                 a = mid + 1;
@@ -86,7 +88,7 @@ final class Balance {
         b = Math.min(p / members, minCap);
         while (a < b) { // largest feasible minimum under that maximum
             int mid = (a + b + 1) >>> 1;
-            if (feasible(members, classSizes, classMembers, mid, hi)) {
+            if (feasible(members, classSizes, groups, mid, hi)) {
                 a = mid;
             } else {
                 b = mid - 1;
@@ -95,7 +97,13 @@ final class Balance {
         return new Balance(a, hi, false, caps, classMembers, classSizes);
     }
 
-    private static boolean feasible(int members, int[] classSizes, int[][] classMembers, int lo, int hi) {
+    /**
+     * Whether some assignment gives every member between lo and hi partitions: a max flow on
+     * classes &times; groups, a group being the members with the same classes. Exact: a group
+     * of k members takes between k lo and k hi, and any such amount splits among its members
+     * (no member-and-class arc is narrower than its class), so the group stands for them all.
+     */
+    private static boolean feasible(int members, int[] classSizes, Groups groups, int lo, int hi) {
         long total = 0;
         for (int s : classSizes) {
             total += s;
@@ -106,23 +114,81 @@ final class Balance {
         MinCostFlow net = new MinCostFlow();
         int src = net.addNode();
         int sink = net.addNode();
-        int[] node = new int[members];
-        for (int m = 0; m < members; m++) {
-            node[m] = net.addNode();
+        int[] node = new int[groups.count];
+        for (int g = 0; g < groups.count; g++) {
+            node[g] = net.addNode();
         }
         for (int c = 0; c < classSizes.length; c++) {
             int cn = net.addNode();
             net.addArc(src, cn, classSizes[c], 0);
-            for (int m : classMembers[c]) {
-                net.addArc(cn, node[m], classSizes[c], 0);
+            for (int g : groups.ofClass[c]) {
+                net.addArc(cn, node[g], classSizes[c], 0);
             }
         }
-        for (int m = 0; m < members; m++) {
-            net.addSupply(node[m], -lo);
-            net.addArc(node[m], sink, hi - lo, 0);
+        for (int g = 0; g < groups.count; g++) {
+            long k = groups.size[g];
+            net.addSupply(node[g], -lo * k);
+            net.addArc(node[g], sink, (hi - lo) * k, 0);
         }
         net.addSupply(src, total);
         net.addSupply(sink, -(total - (long) lo * members));
         return net.solve() >= 0;
+    }
+
+    /** Members with the same classes, as groups: their sizes and, per class, its groups (ascending). */
+    private static final class Groups {
+        final int count;
+        final int[] size;
+        final int[][] ofClass;
+
+        private Groups(int count, int[] size, int[][] ofClass) {
+            this.count = count;
+            this.size = size;
+            this.ofClass = ofClass;
+        }
+
+        static Groups of(int members, int[][] classMembers) {
+            // each member's classes, in class order, as a key
+            Instance.IntList[] keys = new Instance.IntList[members];
+            for (int m = 0; m < members; m++) {
+                keys[m] = new Instance.IntList();
+            }
+            for (int c = 0; c < classMembers.length; c++) {
+                for (int m : classMembers[c]) {
+                    keys[m].add(c);
+                }
+            }
+            java.util.Map<Instance.IntList, Integer> ids = new java.util.HashMap<>();
+            int[] groupOf = new int[members];
+            Instance.IntList sizes = new Instance.IntList();
+            for (int m = 0; m < members; m++) {
+                Integer g = ids.get(keys[m]);
+                if (g == null) {
+                    g = ids.size();
+                    ids.put(keys[m], g);
+                    sizes.add(0);
+                }
+                groupOf[m] = g;
+                sizes.a[g]++;
+            }
+            int[][] ofClass = new int[classMembers.length][];
+            boolean[] seen = new boolean[ids.size()];
+            for (int c = 0; c < classMembers.length; c++) {
+                Instance.IntList gs = new Instance.IntList();
+                for (int m : classMembers[c]) {
+                    if (!seen[groupOf[m]]) {
+                        seen[groupOf[m]] = true;
+                        gs.add(groupOf[m]);
+                    }
+                }
+                int[] list = gs.toArray();
+                for (int g : list) {
+                    seen[g] = false;
+                }
+                Arrays.sort(list);
+                ofClass[c] = list;
+            }
+            return new Groups(ids.size(), sizes.toArray(), ofClass);
+        }
     }
 }

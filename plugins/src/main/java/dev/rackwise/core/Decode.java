@@ -2,10 +2,6 @@ package dev.rackwise.core;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
-import java.util.List;
-import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * Counts to partitions (docs/rack-optimal.md § 5): kept partitions first, then every pooled
@@ -20,7 +16,8 @@ final class Decode {
     private Decode() {
     }
 
-    static Solution decode(Instance in, RackOptimal.Network net) {
+    /** The assignment as the instance's indices: each member's partitions, their cost and moves. */
+    static IndexedSolution assign(Instance in, RackOptimal.Network net) {
         int n = in.n;
         LexFlow f = net.flow;
         int[] owner = new int[in.parts];
@@ -270,12 +267,7 @@ final class Decode {
             }
         }
         cost += in.beta * moved;
-        SortedMap<String, List<TopicPartition>> out = new TreeMap<>();
-        for (int m = 0; m < n; m++) {
-            out.put(in.memberIds[m], new PartitionList(in.topicNames, in.pTopic, in.pNum, all, start[m], start[m + 1]));
-        }
-        return new Solution(Collections.unmodifiableSortedMap(out), cost, objective, moved,
-                f.bitsUsed(), f.levelsUsed());
+        return new IndexedSolution(in, start, all, cost, objective, moved, f.bitsUsed(), f.levelsUsed());
     }
 
     /** One cursor per kind for § 4.3.1, going on from type to type. */

@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -71,10 +70,21 @@ final class Instance {
     final int[] ownedStart;
     final int[] owned;
 
+    /**
+     * Input member of each sorted member, and input topic of each sorted topic: how the
+     * solution goes back to an {@link IndexedProblem}'s own numbering.
+     */
+    final int[] memberInput;
+    final int[] topicInput;
+
     Instance(Problem pb) {
-        alpha = pb.trafficCost();
-        beta = pb.moveCost();
-        List<String> clusterRacks = pb.racks();
+        this(IndexedProblem.of(pb));
+    }
+
+    Instance(IndexedProblem ip) {
+        alpha = ip.alpha;
+        beta = ip.beta;
+        List<String> clusterRacks = ip.racks;
         racks = clusterRacks.size();
         d = Math.max(racks, 1);
         double mv = Math.rint(1000 * beta) * d;
@@ -83,10 +93,15 @@ final class Instance {
         }
         moveUnit = (long) mv;
 
-        List<MemberSpec> members = pb.members();
-        n = members.size();
+        // Members by id (§ 4): the input's order never matters.
+        n = ip.memberIds.length;
+        memberInput = sortedOrder(ip.memberIds, "member");
         memberIds = new String[n];
-        Map<String, Integer> memberIndex = new HashMap<>(2 * n + 1);
+        int[] sortedOf = new int[n];
+        for (int m = 0; m < n; m++) {
+            memberIds[m] = ip.memberIds[memberInput[m]];
+            sortedOf[memberInput[m]] = m;
+        }
         // Places: each member's (rack, reads followers) as a slot, 2 x (its rack's index in
         // order of first sight, the unknown rack first) + followers; then the few distinct
         // slots sorted into place order. One string-keyed lookup per member, by its rack.
@@ -94,18 +109,25 @@ final class Instance {
         List<String> slotRack = new ArrayList<>();
         slotRack.add(null);
         int[] memberSlot = new int[n];
+        String lastRack = null;
+        int lastSlot = 0;
         for (int m = 0; m < n; m++) {
-            MemberSpec ms = members.get(m);
-            memberIds[m] = ms.id();
-            memberIndex.put(memberIds[m], m);
+            int i = memberInput[m];
+            String rack = ip.memberRack[i];
             int r = 0;
-            if (ms.rack() != null) {
-                r = rackSlot.computeIfAbsent(ms.rack(), x -> {
-                    slotRack.add(x);
-                    return slotRack.size() - 1;
-                });
+            if (rack != null) {
+                if (rack == lastRack) { // the same string: one rack's members share it
+                    r = lastSlot;
+                } else {
+                    r = rackSlot.computeIfAbsent(rack, x -> {
+                        slotRack.add(x);
+                        return slotRack.size() - 1;
+                    });
+                    lastRack = rack;
+                    lastSlot = r;
+                }
             }
-            memberSlot[m] = 2 * r + (ms.readsFollowers() ? 1 : 0);
+            memberSlot[m] = 2 * r + (ip.memberFollowers[i] ? 1 : 0);
         }
         TreeSet<PlaceKey> placeSet = new TreeSet<>();
         boolean[] slotSeen = new boolean[2 * slotRack.size()];
@@ -136,33 +158,74 @@ final class Instance {
         // Members with the same topic set form a group (groups by their first member): most
         // groups have few subscriptions and many members, so the classes are built over the
         // groups and members of a group share one class array (§ 7: O(N + Σ over groups)).
-        Map<Set<String>, Integer> groupIndex = new HashMap<>();
-        List<Set<String>> groupTopics = new ArrayList<>();
+        // Subscriptions with the same topics are one group.
+        int subsIn = ip.subTopics.length;
+        int[] subGroup = new int[subsIn];
+        Arrays.fill(subGroup, -1);
+        Map<IntList, Integer> groupIndex = new HashMap<>();
+        List<int[]> groupTopics = new ArrayList<>();
         List<IntList> groupMembers = new ArrayList<>();
         int[] memberGroup = new int[n];
         for (int m = 0; m < n; m++) {
-            Set<String> ts = members.get(m).topics();
-            Integer g = groupIndex.get(ts);
-            if (g == null) {
-                g = groupTopics.size();
-                groupIndex.put(ts, g);
-                groupTopics.add(ts);
-                groupMembers.add(new IntList());
+            int s = ip.memberSub[memberInput[m]];
+            int g = subGroup[s];
+            if (g < 0) {
+                IntList key = new IntList();
+                key.a = ip.subTopics[s];
+                key.size = key.a.length;
+                Integer known = groupIndex.get(key);
+                if (known == null) {
+                    known = groupTopics.size();
+                    groupIndex.put(key, known);
+                    groupTopics.add(key.a);
+                    groupMembers.add(new IntList());
+                }
+                g = known;
+                subGroup[s] = g;
             }
             memberGroup[m] = g;
             groupMembers.get(g).add(m);
         }
         int groups = groupTopics.size();
-        // Subscribed topics, sorted; a topic's subscribing groups (ascending) name its class
-        // (groups are disjoint, so the same groups is the same subscribers).
-        Map<String, IntList> subs = new HashMap<>();
-        for (int g = 0; g < groups; g++) {
-            for (String t : groupTopics.get(g)) {
-                subs.computeIfAbsent(t, k -> new IntList()).add(g);
+        // Subscribed topics, sorted by name; a topic's subscribing groups (ascending) name its
+        // class (groups are disjoint, so the same groups is the same subscribers).
+        boolean[] subscribed = new boolean[ip.topicNames.length];
+        int subscribedCount = 0;
+        for (int[] ts : groupTopics) {
+            for (int t : ts) {
+                if (!subscribed[t]) {
+                    subscribed[t] = true;
+                    subscribedCount++;
+                }
             }
         }
-        topicNames = subs.keySet().toArray(new String[0]);
-        Arrays.sort(topicNames);
+        String[] names = new String[subscribedCount];
+        int[] inputOfName = new int[subscribedCount];
+        for (int t = 0, i = 0; t < subscribed.length; t++) {
+            if (subscribed[t]) {
+                names[i] = ip.topicNames[t];
+                inputOfName[i++] = t;
+            }
+        }
+        int[] nameOrder = sortedOrder(names, "topic");
+        topicNames = new String[subscribedCount];
+        topicInput = new int[subscribedCount];
+        int[] rankOf = new int[ip.topicNames.length];
+        for (int t = 0; t < subscribedCount; t++) {
+            topicNames[t] = names[nameOrder[t]];
+            topicInput[t] = inputOfName[nameOrder[t]];
+            rankOf[topicInput[t]] = t;
+        }
+        IntList[] subs = new IntList[subscribedCount];
+        for (int g = 0; g < groups; g++) {
+            for (int t : groupTopics.get(g)) {
+                int r = rankOf[t];
+                if (subs[r] == null) {
+                    subs[r] = new IntList();
+                }
+                subs[r].add(g);
+            }
+        }
         Map<IntList, Integer> classIndex = new HashMap<>();
         List<int[]> classList = new ArrayList<>();
         IntList sizes = new IntList();
@@ -170,7 +233,7 @@ final class Instance {
         int[] topicStart = new int[topicNames.length + 1];
         long total = 0;
         for (int t = 0; t < topicNames.length; t++) {
-            IntList key = subs.get(topicNames[t]);
+            IntList key = subs[t];
             Integer c = classIndex.get(key);
             if (c == null) {
                 c = classList.size();
@@ -179,12 +242,9 @@ final class Instance {
                 sizes.add(0);
             }
             topicClass[t] = c;
-            int count = pb.topics().getOrDefault(topicNames[t], List.of()).size();
+            int count = ip.topicStart[topicInput[t] + 1] - ip.topicStart[topicInput[t]];
             sizes.a[c] += count;
             total += count;
-            if (total > Integer.MAX_VALUE / 4) {
-                throw new CoreInputException("too many partitions: " + total);
-            }
             topicStart[t + 1] = (int) total;
         }
         int classes = classList.size();
@@ -231,55 +291,27 @@ final class Instance {
         pOwner = new int[parts];
         pKeeper = new int[parts];
         pType = new int[parts];
-        Arrays.fill(pOwner, NO_OWNER);
-        Map<String, Integer> topicIndex = new HashMap<>(2 * topicNames.length + 1);
-        for (int t = 0; t < topicNames.length; t++) {
-            topicIndex.put(topicNames[t], t);
-        }
-        for (Map.Entry<String, String[]> e : pb.ownerArrays().entrySet()) {
-            Integer t = topicIndex.get(e.getKey());
-            if (t == null) {
-                continue;
-            }
-            String[] owners = e.getValue();
-            int count = Math.min(owners.length, topicStart[t + 1] - topicStart[t]);
-            String last = null;
-            int lastIndex = LOST_OWNER;
-            for (int k = 0; k < count; k++) {
-                String o = owners[k];
-                if (o != null) {
-                    if (!o.equals(last)) { // runs of one owner are common: one lookup per run
-                        Integer om = memberIndex.get(o);
-                        last = o;
-                        lastIndex = om == null ? LOST_OWNER : om;
-                    }
-                    pOwner[topicStart[t] + k] = lastIndex;
-                }
-            }
-        }
-        // Types: replica-rack sets and leader racks as ints, so type keys hash no strings.
-        Map<List<String>, Integer> racksOf = new HashMap<>();
-        Map<List<String>, Integer> sameRacks = new java.util.IdentityHashMap<>();
-        Ids<List<String>> racksIds = new Ids<>();
-        Ids<String> leaderIds = new Ids<>();
+        // Replica-rack sets and leader racks as ids by content, so type keys hash no strings.
+        int[] racksKeyOf = contentIds(ip.rackSets);
+        int[] leaderKeyOf = contentIds(ip.leaders);
         TypeTable typeTable = new TypeTable();
-        List<String> lastRacks = null; // the last partition's list, and its id
-        int racksKey = -1;
-        String lastLeader = null; // the last partition's leader rack, and its id
-        int leaderKey = -1;
         int[] ownedCount = new int[n + 1];
+        int lastOwner = -1;
+        int lastClass = -1;
+        boolean lastKeeps = false;
         double w0 = 0;
         boolean same = true;
         double sum = 0;
         int p = 0;
         for (int t = 0; t < topicNames.length; t++) {
-            List<PartitionSpec> specs = pb.topics().getOrDefault(topicNames[t], List.of());
             int c = topicClass[t];
-            for (int k = 0; k < specs.size(); k++, p++) {
-                PartitionSpec s = specs.get(k);
+            int from = ip.topicStart[topicInput[t]];
+            int count = topicStart[t + 1] - topicStart[t];
+            for (int k = 0; k < count; k++, p++) {
+                int q = from + k;
                 pTopic[p] = t;
                 pNum[p] = k;
-                double w = s.weight() == 0 ? 0.0 : s.weight(); // -0.0 is 0.0
+                double w = ip.pWeight == null ? 1.0 : ip.pWeight[q];
                 pWeight[p] = w;
                 sum += w;
                 if (p == 0) {
@@ -288,36 +320,21 @@ final class Instance {
                     same = false;
                 }
                 pClass[p] = c;
-                int o = pOwner[p];
-                pKeeper[p] = o >= 0 && Arrays.binarySearch(memberClasses[o], c) >= 0 ? o : NO_OWNER;
+                int o = ip.pOwner[q];
+                o = o >= 0 ? sortedOf[o] : o == IndexedProblem.GONE ? LOST_OWNER : NO_OWNER;
+                pOwner[p] = o;
+                if (o >= 0 && (o != lastOwner || c != lastClass)) { // runs of one owner are common
+                    lastOwner = o;
+                    lastClass = c;
+                    lastKeeps = Arrays.binarySearch(memberClasses[o], c) >= 0;
+                }
+                pKeeper[p] = o >= 0 && lastKeeps ? o : NO_OWNER;
                 if (pKeeper[p] >= 0) {
                     ownedCount[o + 1]++;
                 }
-                List<String> rr = s.replicaRacks();
-                if (rr != lastRacks) { // adapters share one list per rack set
-                    Integer key = sameRacks.get(rr);
-                    if (key == null) {
-                        key = racksOf.get(rr);
-                        if (key == null) {
-                            key = racksIds.of(List.copyOf(new TreeSet<>(rr)));
-                            racksOf.put(rr, key);
-                        }
-                        if (sameRacks.size() < 1024) { // adapters that share lists need a few
-                            sameRacks.put(rr, key);
-                        }
-                    }
-                    lastRacks = rr;
-                    racksKey = key;
-                }
-                String lr = byLeader ? s.leaderRack() : null;
-                if (lr == null) {
-                    leaderKey = -1;
-                    lastLeader = null;
-                } else if (!lr.equals(lastLeader)) {
-                    leaderKey = leaderIds.of(lr);
-                    lastLeader = lr;
-                }
-                pType[p] = typeTable.of(c, racksKey, leaderKey, Double.doubleToLongBits(w));
+                int leader = ip.pLeader[q];
+                int leaderKey = byLeader && leader >= 0 ? leaderKeyOf[leader] : -1;
+                pType[p] = typeTable.of(c, racksKeyOf[ip.pRackSet[q]], leaderKey, Double.doubleToLongBits(w));
             }
         }
         sameWeights = same;
@@ -341,7 +358,7 @@ final class Instance {
             int[] row = shares.computeIfAbsent(((long) kRacks << 32) | (kLeader & 0xFFFFFFFFL), x -> {
                 int[] r = new int[places];
                 for (int q = 0; q < places; q++) {
-                    r[q] = shareUnits(racksIds.value(kRacks), kLeader < 0 ? null : leaderIds.value(kLeader),
+                    r[q] = shareUnits(ip.rackSets[kRacks], kLeader < 0 ? null : ip.leaders[kLeader],
                             placeRack[q], placeFollowers[q], clusterRacks);
                 }
                 return r;
@@ -369,6 +386,127 @@ final class Instance {
         }
     }
 
+    /**
+     * The indices of {@code values} in ascending order (already sorted input: one pass); a
+     * value listed twice is an input error. Sorted as longs where it can, most significant
+     * characters first: {@link #PREFIX} characters of each value (from where the values of a
+     * range start to differ), when all are below 256, above its position, so that a primitive
+     * sort orders the range, and values that agree there go on to their next characters.
+     */
+    static int[] sortedOrder(String[] values, String what) {
+        int len = values.length;
+        int[] order = new int[len];
+        boolean sorted = true;
+        for (int i = 0; i < len; i++) {
+            order[i] = i;
+            if (i > 0 && sorted && values[i - 1].compareTo(values[i]) >= 0) {
+                sorted = false;
+            }
+        }
+        if (sorted) {
+            return order;
+        }
+        if (len < (1 << INDEX_BITS)) {
+            sortFrom(values, order, 0, len, 0, new long[len]);
+        } else {
+            sortWhole(values, order, 0, len);
+        }
+        for (int i = 1; i < len; i++) {
+            if (values[order[i - 1]].equals(values[order[i]])) {
+                throw new CoreInputException(what + " " + values[order[i]] + " is listed twice");
+            }
+        }
+        return order;
+    }
+
+    /** Characters of a value in a sort key, 8 bits each. */
+    private static final int PREFIX = 5;
+    /** Bits of a sort key that hold a position: up to 16 million values. */
+    private static final int INDEX_BITS = 64 - 8 * PREFIX;
+
+    /**
+     * Sorts {@code order[from..to)}, whose values agree on their first {@code depth} characters,
+     * by their characters from there on.
+     */
+    private static void sortFrom(String[] values, int[] order, int from, int to, int depth, long[] keys) {
+        // skip the characters the whole range shares
+        String first = values[order[from]];
+        int shared = first.length();
+        for (int i = from + 1; i < to && shared > depth; i++) {
+            String v = values[order[i]];
+            int c = depth;
+            int max = Math.min(shared, v.length());
+            while (c < max && v.charAt(c) == first.charAt(c)) {
+                c++;
+            }
+            shared = c;
+        }
+        int at = Math.max(shared, depth);
+        boolean more = false;
+        for (int i = from; i < to; i++) {
+            String v = values[order[i]];
+            long prefix = 0;
+            for (int c = at; c < at + PREFIX; c++) {
+                int ch = c < v.length() ? v.charAt(c) : 0;
+                if (ch > 0xFF) {
+                    sortWhole(values, order, from, to);
+                    return;
+                }
+                prefix = prefix << 8 | ch;
+            }
+            more |= v.length() > at + PREFIX;
+            // the sign flipped: a signed sort in unsigned order; the low bits hold order[i]
+            keys[i] = (prefix << INDEX_BITS | order[i]) ^ Long.MIN_VALUE;
+        }
+        Arrays.sort(keys, from, to);
+        for (int i = from; i < to; i++) {
+            order[i] = (int) (keys[i] & ((1 << INDEX_BITS) - 1));
+        }
+        for (int i = from; i < to;) { // runs that agree here go on to their next characters
+            int j = i + 1;
+            while (j < to && keys[j] >>> INDEX_BITS == keys[i] >>> INDEX_BITS) {
+                j++;
+            }
+            if (j - i > 1) {
+                if (more) {
+                    sortFrom(values, order, i, j, at + PREFIX, keys);
+                } else { // no characters left: equal, or apart only by trailing NULs
+                    sortWhole(values, order, i, j);
+                }
+            }
+            i = j;
+        }
+    }
+
+    /** Sorts {@code order[from..to)} by the whole values. */
+    private static void sortWhole(String[] values, int[] order, int from, int to) {
+        Integer[] boxed = new Integer[to - from];
+        for (int i = from; i < to; i++) {
+            boxed[i - from] = order[i];
+        }
+        Arrays.sort(boxed, (a, b) -> values[a].compareTo(values[b]));
+        for (int i = from; i < to; i++) {
+            order[i] = boxed[i - from];
+        }
+    }
+
+    /** For each value, the index of its first equal value: ids by content. */
+    private static <T> int[] contentIds(T[] values) {
+        Map<T, Integer> first = new HashMap<>(2 * values.length + 1);
+        int[] ids = new int[values.length];
+        for (int i = 0; i < values.length; i++) {
+            ids[i] = first.computeIfAbsent(values[i], x -> first.size());
+        }
+        // as an index of a representative: the value first seen with that id
+        int[] rep = new int[first.size()];
+        for (int i = values.length - 1; i >= 0; i--) {
+            rep[ids[i]] = i;
+        }
+        for (int i = 0; i < values.length; i++) {
+            ids[i] = rep[ids[i]];
+        }
+        return ids;
+    }
     /** D x the share of a partition's bytes a member at this place reads across racks (§ 2). */
     private int shareUnits(List<String> replicas, String leader, String rack, boolean followers, List<String> cluster) {
         if (rack != null) {
@@ -450,23 +588,6 @@ final class Instance {
                 h = 31 * h + a[i];
             }
             return h;
-        }
-    }
-
-    /** Dense ids for values, in order of first sight. */
-    private static final class Ids<T> {
-        private final Map<T, Integer> ids = new HashMap<>();
-        private final List<T> values = new ArrayList<>();
-
-        int of(T value) {
-            return ids.computeIfAbsent(value, v -> {
-                values.add(v);
-                return values.size() - 1;
-            });
-        }
-
-        T value(int id) {
-            return values.get(id);
         }
     }
 }

@@ -115,26 +115,13 @@ public final class Problem {
 
         /** The cluster's broker racks (duplicates are merged). */
         public Builder racks(Collection<String> clusterRacks) {
-            if (clusterRacks == null) {
-                throw new CoreInputException("the cluster racks are null (pass an empty list when no broker has a rack)");
-            }
-            for (String r : clusterRacks) {
-                if (r == null) {
-                    throw new CoreInputException("a cluster rack is null");
-                }
-                racks.add(r);
-            }
+            racks.addAll(IndexedProblem.checkedRacks(clusterRacks));
             return this;
         }
 
         /** α ≥ 0 (default 10) and β ≥ 0 (default 1). */
         public Builder costs(double traffic, double move) {
-            if (!(traffic >= 0) || Double.isInfinite(traffic)) {
-                throw new CoreInputException("traffic_cost must be finite and >= 0, got " + traffic);
-            }
-            if (!(move >= 0) || Double.isInfinite(move)) {
-                throw new CoreInputException("non_overlap_cost must be finite and >= 0, got " + move);
-            }
+            IndexedProblem.checkCosts(traffic, move);
             this.trafficCost = traffic;
             this.moveCost = move;
             return this;

@@ -26,6 +26,14 @@ public final class RackOptimal {
 
     /** An optimal assignment of {@code problem}; a {@link CoreInputException} says why not. */
     public static Solution solve(Problem problem) {
+        return solve(IndexedProblem.of(problem)).toSolution();
+    }
+
+    /**
+     * An optimal assignment of {@code problem}, the same one {@link #solve(Problem)} gives for
+     * the same problem as a {@link Problem}; a {@link CoreInputException} says why not.
+     */
+    public static IndexedSolution solve(IndexedProblem problem) {
         long t0 = System.nanoTime();
         Instance in = new Instance(problem);
         long t1 = System.nanoTime();
@@ -33,7 +41,7 @@ public final class RackOptimal {
         long t2 = System.nanoTime();
         net.flow.solveInTwoStages();
         long t3 = System.nanoTime();
-        Solution s = Decode.decode(in, net);
+        IndexedSolution s = Decode.assign(in, net);
         long t4 = System.nanoTime();
         if (TIMING) {
             System.err.printf("core: instance %d ms, network %d ms (%d nodes, %d arcs, band %d ms), flow %d ms (bits %d), decode %d ms%n",

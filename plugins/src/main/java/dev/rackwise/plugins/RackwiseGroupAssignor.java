@@ -7,9 +7,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
-import dev.rackwise.core.Problem;
+import dev.rackwise.core.IndexedSolution;
 import dev.rackwise.core.RackOptimal;
-import dev.rackwise.core.Solution;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.GroupCosts;
 import dev.rackwise.plugins.broker.BrokerApi;
@@ -144,20 +143,22 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
                 : side.topicNames().known(BrokerProblem.topicIds(groupSpec));
             groupId = side == null ? null : side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
             GroupCosts costs = groupId == null ? GroupCosts.DEFAULT : advice.costs(groupId);
-            Problem problem = BrokerProblem.of(groupSpec, subscribedTopicDescriber, names, advice, costs,
-                followerFetching, maxWeightedPartitions);
-            if (!names.isEmpty() && partitions(problem) > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
+            BrokerProblem.Indexed problem = BrokerProblem.indexed(groupSpec, subscribedTopicDescriber, names, advice,
+                costs, followerFetching, maxWeightedPartitions);
+            int partitions = problem.problem().partitions();
+            if (!names.isEmpty() && partitions > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
                 log.info("rackwise: group {} has {} partitions, over {}={}: its assignments weigh every partition "
                     + "1 (rack-optimal by count; leader racks still from the advice) to bound the coordinator "
-                    + "thread's time; said once per broker", groupId == null ? "?" : groupId, partitions(problem),
+                    + "thread's time; said once per broker", groupId == null ? "?" : groupId, partitions,
                     MAX_WEIGHTED_PARTITIONS, maxWeightedPartitions);
             }
-            Solution solution = RackOptimal.solve(problem);
-            GroupAssignment out = BrokerProblem.assignment(groupSpec, solution);
+            IndexedSolution solution = RackOptimal.solve(problem.problem());
+            GroupAssignment out = BrokerProblem.assignment(problem, solution);
             metrics.recordAssign(System.nanoTime() - start);
             long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
             if (side != null) {
-                side.report(groupId, groupSpec, problem, solution, names, micros, followerFetching);
+                side.report(groupId, groupSpec, problem::toProblem, solution::toSolution, names, micros,
+                    followerFetching);
             }
             log.debug("rackwise: group {}: {} members, cost {}, {} moved, in {} us", groupId,
                 groupSpec.memberIds().size(), solution.cost(), solution.moved(), micros);
@@ -178,14 +179,6 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             }
             return new GroupAssignment(same);
         }
-    }
-
-    private static long partitions(Problem problem) {
-        long n = 0;
-        for (java.util.List<?> parts : problem.topics().values()) {
-            n += parts.size();
-        }
-        return n;
     }
 
     /** Assignments computed, assign() time and fallbacks by reason (JMX: kafka.rackwise). */

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import dev.rackwise.core.Problem;
 import dev.rackwise.core.Solution;
@@ -147,8 +148,8 @@ public final class BrokerLookups {
     }
 
     /** Hands a computed plan to the publisher; never blocks. */
-    public void report(String groupId, GroupSpec spec, Problem problem, Solution solution, Map<Uuid, String> names,
-                       long micros, boolean followerFetching) {
+    public void report(String groupId, GroupSpec spec, Supplier<Problem> problem, Supplier<Solution> solution,
+                       Map<Uuid, String> names, long micros, boolean followerFetching) {
         Map<String, String> byKey = new HashMap<>();
         names.forEach((id, name) -> byKey.put(id.toString(), name));
         plans.offer(new ComputedPlan(groupId, Set.copyOf(spec.memberIds()), problem, solution, byKey, "consumer",

@@ -9,12 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import dev.rackwise.core.MemberSpec;
-import dev.rackwise.core.PartitionList;
-import dev.rackwise.core.PartitionSpec;
+import dev.rackwise.core.IndexedProblem;
+import dev.rackwise.core.IndexedSolution;
 import dev.rackwise.core.Problem;
-import dev.rackwise.core.Solution;
-import dev.rackwise.core.TopicPartition;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.advice.GroupCosts;
 import org.apache.kafka.common.Uuid;
@@ -67,247 +64,253 @@ public final class BrokerProblem {
      */
     public static Problem of(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
                              AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted) {
-        Problem.Builder b = Problem.builder().costs(costs.trafficCost(), costs.nonOverlapCost());
-        // Members by their subscription: each distinct topic-id set once (canonical instance),
-        // so the per-member work is one hash lookup, not one insert per subscribed topic.
+        return indexed(spec, topics, names, advice, costs, followerFetching, maxWeighted).toProblem();
+    }
+
+    /**
+     * One assign() call's problem as the core's indices, read straight from the coordinator's
+     * objects (no {@link Problem} of strings in between; docs/rack-optimal.md § 7), and the
+     * topic id of each topic index, so that the answer goes back without parsing a key. States
+     * the same problem {@link #of} does: the core gives the same assignment for both.
+     */
+    public record Indexed(IndexedProblem problem, Uuid[] topicIds) {
+        /** The problem as a {@link Problem} (plan reports, off the assignment path). */
+        public Problem toProblem() {
+            return problem.toProblem();
+        }
+    }
+
+    /** As {@link #of(GroupSpec, SubscribedTopicDescriber, Map, AdviceView, GroupCosts, boolean, long)}, as indices. */
+    public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
+                                  AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted) {
         int n = spec.memberIds().size();
         String[] memberIds = new String[n];
         MemberSubscription[] subs = new MemberSubscription[n];
-        Set<Uuid>[] canon = newSetArray(n);
-        Map<Set<Uuid>, Set<Uuid>> distinct = new HashMap<>();
-        Map<Set<Uuid>, Set<Uuid>> seen = new IdentityHashMap<>();
-        Set<Uuid> subscribed = new HashSet<>();
+        int[] subOf = new int[n];
+        // Each distinct subscription once: by identity first (members share the coordinator's
+        // sets), then by content.
+        Map<Set<Uuid>, Integer> distinct = new HashMap<>();
+        Map<Set<Uuid>, Integer> seen = new IdentityHashMap<>();
+        List<Set<Uuid>> subSets = new ArrayList<>();
         int i = 0;
         for (String m : spec.memberIds()) {
             MemberSubscription sub = spec.memberSubscription(m);
             Set<Uuid> ids = sub.subscribedTopicIds();
-            Set<Uuid> c = seen.get(ids); // the same instance: no hashing of its topics
-            if (c == null) {
-                c = distinct.putIfAbsent(ids, ids);
-                if (c == null) {
-                    c = ids;
-                    subscribed.addAll(ids);
+            Integer s = seen.get(ids);
+            if (s == null) {
+                s = distinct.get(ids);
+                if (s == null) {
+                    s = subSets.size();
+                    distinct.put(ids, s);
+                    subSets.add(ids);
                 }
-                seen.put(ids, c);
+                seen.put(ids, s);
             }
             memberIds[i] = m;
             subs[i] = sub;
-            canon[i++] = c;
+            subOf[i++] = s;
         }
+        // Present topics: subscribed and known to the describer (a deleted or not yet known
+        // topic can be given to nobody).
+        Map<Uuid, Integer> topicIndex = new HashMap<>();
+        List<Uuid> ids = new ArrayList<>();
+        IntArray counts = new IntArray();
         long total = 0;
-        for (Uuid id : subscribed) {
-            total += Math.max(0, topics.numPartitions(id));
+        for (Set<Uuid> set : subSets) {
+            for (Uuid id : set) {
+                if (!topicIndex.containsKey(id)) {
+                    int count = topics.numPartitions(id);
+                    topicIndex.put(id, count < 0 ? -1 : ids.size());
+                    if (count >= 0) {
+                        ids.add(id);
+                        counts.add(count);
+                        total += count;
+                    }
+                }
+            }
         }
         boolean useWeights = total <= maxWeighted;
+        IndexedProblem.Builder b = IndexedProblem.builder(n, ids.size(), (int) Math.min(total, 1 << 24))
+            .costs(costs.trafficCost(), costs.nonOverlapCost());
+        for (int t = 0; t < ids.size(); t++) {
+            b.topic(ids.get(t).toString(), counts.get(t));
+        }
+        for (Set<Uuid> set : subSets) {
+            IntArray mine = new IntArray();
+            for (Uuid id : set) {
+                int t = topicIndex.get(id);
+                if (t >= 0) {
+                    mine.add(t);
+                }
+            }
+            b.subscription(mine.toArray());
+        }
+        for (int k = 0; k < n; k++) {
+            String rack = subs[k].rackId().filter(r -> !r.isEmpty()).orElse(null);
+            b.member(memberIds[k], rack, followerFetching && rack != null, subOf[k]);
+        }
         Set<String> racks = new TreeSet<>();
-        // Each present topic's id as the problem's topic key, encoded once: Uuid.toString()
-        // is a base64 encoding, and members x topics plus every owned partition asked for it.
-        Map<Uuid, Present> present = new HashMap<>();
         RackSets rackSets = new RackSets();
-        for (Uuid id : subscribed) {
-            int count = topics.numPartitions(id);
-            if (count < 0) {
-                continue; // deleted or not yet known: nobody can be given it
-            }
-            String key = id.toString();
-            present.put(id, new Present(key, count));
+        Map<String, Integer> leaders = new HashMap<>();
+        for (int t = 0; t < ids.size(); t++) {
+            Uuid id = ids.get(t);
             String name = names.get(id);
-            List<PartitionSpec> parts = new ArrayList<>(count);
-            for (int p = 0; p < count; p++) {
-                List<String> sorted = rackSets.sorted(topics.racksForPartition(id, p), racks);
-                String leader = name == null ? null : advice.leaderRack(name, p);
-                double weight = name == null || !useWeights ? 1.0 : advice.weight(name, p);
-                parts.add(new PartitionSpec(sorted, leader, weight));
+            for (int p = 0, count = counts.get(t); p < count; p++) {
+                int set = rackSets.id(topics.racksForPartition(id, p), racks, b);
+                int leader = -1;
+                double weight = 1.0;
+                if (name != null) {
+                    String lr = advice.leaderRack(name, p);
+                    if (lr != null) {
+                        Integer l = leaders.get(lr);
+                        if (l == null) {
+                            l = b.leader(lr);
+                            leaders.put(lr, l);
+                        }
+                        leader = l;
+                    }
+                    if (useWeights) {
+                        weight = advice.weight(name, p);
+                    }
+                }
+                b.partition(t, p, set, leader, weight);
             }
-            b.topic(key, parts);
         }
         b.racks(racks);
-        // One topic set per distinct subscription, shared by its members (most groups have a
-        // few subscriptions and many members): built and sorted once, not once per member.
-        Map<Set<Uuid>, Set<String>> topicSets = new IdentityHashMap<>();
-        for (int k = 0; k < n; k++) {
-            String m = memberIds[k];
-            MemberSubscription sub = subs[k];
-            String rack = sub.rackId().filter(r -> !r.isEmpty()).orElse(null);
-            Set<String> mine = topicSets.computeIfAbsent(canon[k], ids -> {
-                List<String> keys = new ArrayList<>(ids.size());
-                for (Uuid id : ids) {
-                    Present t = present.get(id);
-                    if (t != null) {
-                        keys.add(t.key);
-                    }
-                }
-                return MemberSpec.topicSet(keys);
-            });
-            b.member(m, rack, followerFetching && rack != null, mine);
-        }
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
-        // Owners go in per topic as arrays, then to the builder a topic at a time.
-        for (String m : spec.memberIds()) {
-            for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(m).partitions().entrySet()) {
-                Present t = present.get(e.getKey());
-                if (t == null) {
+        for (int k = 0; k < n; k++) {
+            for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(memberIds[k]).partitions().entrySet()) {
+                Integer t = topicIndex.get(e.getKey());
+                if (t == null || t < 0) {
                     continue;
                 }
-                String[] owners = t.owners();
+                int count = counts.get(t);
                 for (int p : e.getValue()) {
-                    if (p >= 0 && p < owners.length && (owners[p] == null || m.compareTo(owners[p]) < 0)) {
-                        owners[p] = m;
+                    if (p >= 0 && p < count) {
+                        b.owner(t, p, k);
                     }
                 }
             }
         }
-        present.values().forEach(t -> {
-            if (t.owners != null) {
-                b.previousOwners(t.key, t.owners);
-            }
-        });
-        return b.build();
+        return new Indexed(b.build(), ids.toArray(new Uuid[0]));
     }
 
-    /** A topic the describer knows: its key in the problem and, once any, its previous owners. */
-    private static final class Present {
-        final String key;
-        final int count;
-        String[] owners;
+    /** The indexed solution as the coordinator's target assignment: every member present. */
+    public static GroupAssignment assignment(Indexed problem, IndexedSolution solution) {
+        IndexedProblem in = problem.problem();
+        Uuid[] topicIds = problem.topicIds();
+        int n = in.members();
+        Map<String, MemberAssignment> out = new HashMap<>(2 * n);
+        int[] ts = new int[solution.maxCount()];
+        int[] ps = new int[ts.length];
+        for (int m = 0; m < n; m++) {
+            int size = solution.fill(m, ts, ps);
+            Map<Uuid, Set<Integer>> parts = new HashMap<>();
+            for (int i = 0; i < size;) { // (topic, partition) order: a topic is one run
+                int j = i + 1;
+                while (j < size && ts[j] == ts[i]) {
+                    j++;
+                }
+                parts.put(topicIds[ts[i]], new PartitionSet(java.util.Arrays.copyOfRange(ps, i, j)));
+                i = j;
+            }
+            out.put(in.memberId(m), new TargetAssignment(parts));
+        }
+        return new GroupAssignment(out);
+    }
 
-        Present(String key, int count) {
-            this.key = key;
-            this.count = count;
+    /** A growable int array. */
+    private static final class IntArray {
+        private int[] a = new int[8];
+        private int size;
+
+        void add(int v) {
+            if (size == a.length) {
+                a = java.util.Arrays.copyOf(a, 2 * size);
+            }
+            a[size++] = v;
         }
 
-        String[] owners() {
-            if (owners == null) {
-                owners = new String[count];
-            }
-            return owners;
+        int get(int i) {
+            return a[i];
+        }
+
+        int[] toArray() {
+            return java.util.Arrays.copyOf(a, size);
         }
     }
 
     /**
-     * Each partition's replica racks as one shared sorted list per distinct rack set. The
-     * describer hands over a new set per partition; its racks are the metadata image's own
-     * strings, so a set is matched by a bit mask of rack ids found by identity (equality for a
-     * string not seen before), not by hashing and comparing sets.
+     * Each distinct replica-rack set as one index of the problem. The describer hands over a
+     * new set per partition; its racks are the metadata image's own strings, so a set is matched
+     * by a bit mask of rack bits found by identity (a short scan; equality for a string not seen
+     * before), not by hashing and comparing sets.
      */
     private static final class RackSets {
-        private final Map<String, Integer> byIdentity = new IdentityHashMap<>();
-        private final Map<String, Integer> byValue = new HashMap<>();
         /** Up to this many rack sets a scan of the masks finds one; past it, byMask. */
         private static final int SCAN = 16;
-        private final Map<Long, List<String>> byMask = new HashMap<>();
+        /** Rack strings seen, by identity, and their bits. */
+        private final String[] known = new String[16];
+        private final int[] knownBit = new int[16];
+        private int knownCount;
+        private final Map<String, Integer> byValue = new HashMap<>();
         private final long[] masks = new long[SCAN];
-        private final List<String>[] lists = newListArray(SCAN);
+        private final int[] ids = new int[SCAN];
+        private final Map<Long, Integer> byMask = new HashMap<>();
         private int size;
 
-        /** The sorted list of {@code set}; a new rack set's racks are added to {@code seen}. */
-        List<String> sorted(Set<String> set, Set<String> seen) {
+        /** The index of {@code set}'s rack set; a new set is added to the builder, its racks to {@code seen}. */
+        int id(Set<String> set, Set<String> seen, IndexedProblem.Builder b) {
             long mask = 0;
             for (String r : set) {
                 int bit = bit(r);
                 if (bit >= 63) {
                     seen.addAll(set); // more racks than bits: no sharing, still correct
-                    return BrokerProblem.sorted(set);
+                    return b.rackSet(set);
                 }
                 mask |= 1L << bit;
             }
             if (size <= SCAN) {
                 for (int i = 0; i < size; i++) { // size <= SCAN: all of them are in the arrays
                     if (masks[i] == mask) {
-                        return lists[i];
+                        return ids[i];
                     }
                 }
             } else {
-                List<String> known = byMask.get(mask);
+                Integer known = byMask.get(mask);
                 if (known != null) {
                     return known;
                 }
             }
-            List<String> sorted = BrokerProblem.sorted(set);
+            int id = b.rackSet(set);
             seen.addAll(set);
             if (size < SCAN) {
                 masks[size] = mask;
-                lists[size] = sorted;
+                ids[size] = id;
             } else if (size == SCAN) { // many rack sets (many racks): a hash of masks from here on
                 for (int i = 0; i < SCAN; i++) {
-                    byMask.put(masks[i], lists[i]);
+                    byMask.put(masks[i], ids[i]);
                 }
             }
             if (size >= SCAN) {
-                byMask.put(mask, sorted);
+                byMask.put(mask, id);
             }
             size++;
-            return sorted;
+            return id;
         }
 
         private int bit(String rack) {
-            Integer b = byIdentity.get(rack);
-            if (b == null) {
-                b = byValue.computeIfAbsent(rack, r -> byValue.size());
-                if (byIdentity.size() < 1024) {
-                    byIdentity.put(rack, b);
+            for (int i = 0; i < knownCount; i++) {
+                if (known[i] == rack) {
+                    return knownBit[i];
                 }
             }
-            return b;
-        }
-
-        @SuppressWarnings("unchecked")
-        private static List<String>[] newListArray(int n) {
-            return (List<String>[]) new List<?>[n];
-        }
-    }
-
-    /** One member's partitions by topic id; (topic, partition) order, so a topic is one run. */
-    private static Map<Uuid, Set<Integer>> partitions(List<TopicPartition> mine, Map<String, Uuid> ids) {
-        Map<Uuid, Set<Integer>> parts = new HashMap<>();
-        PartitionList fast = mine instanceof PartitionList pl ? pl : null;
-        for (int i = 0, n = mine.size(); i < n;) {
-            String topic = fast != null ? fast.topic(i) : mine.get(i).topic();
-            int j = i + 1;
-            while (j < n && (fast != null ? fast.topic(j) : mine.get(j).topic()).equals(topic)) {
-                j++;
+            int bit = byValue.computeIfAbsent(rack, r -> byValue.size());
+            if (knownCount < known.length) {
+                known[knownCount] = rack;
+                knownBit[knownCount++] = bit;
             }
-            int[] ps = new int[j - i];
-            for (int k = i; k < j; k++) {
-                ps[k - i] = fast != null ? fast.partition(k) : mine.get(k).partition();
-            }
-            parts.put(ids.computeIfAbsent(topic, Uuid::fromString), new PartitionSet(ps));
-            i = j;
+            return bit;
         }
-        return parts;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Set<Uuid>[] newSetArray(int n) {
-        return (Set<Uuid>[]) new Set<?>[n];
-    }
-
-    /** A partition's replica racks, sorted (a set of one or two needs no TreeSet). */
-    private static List<String> sorted(Set<String> racks) {
-        if (racks.size() <= 1) {
-            return List.copyOf(racks);
-        }
-        if (racks.size() == 2) {
-            java.util.Iterator<String> it = racks.iterator();
-            String x = it.next();
-            String y = it.next();
-            return x.compareTo(y) <= 0 ? List.of(x, y) : List.of(y, x);
-        }
-        return List.copyOf(new TreeSet<>(racks));
-    }
-
-    /** The solution as the coordinator's target assignment: every member present, ids as Uuids. */
-    public static GroupAssignment assignment(GroupSpec spec, Solution solution) {
-        Map<String, Uuid> ids = new HashMap<>();
-        Map<String, MemberAssignment> out = new HashMap<>();
-        // The solution (of this spec's problem) lists exactly the spec's members, in id order:
-        // walk it once, no lookup per member.
-        for (Map.Entry<String, List<TopicPartition>> e : solution.assignment().entrySet()) {
-            out.put(e.getKey(), new TargetAssignment(partitions(e.getValue(), ids)));
-        }
-        for (String m : spec.memberIds()) {
-            out.computeIfAbsent(m, k -> new TargetAssignment(new HashMap<>()));
-        }
-        return new GroupAssignment(out);
     }
 }
