@@ -1,11 +1,13 @@
-"""Small checks on local processes and ports, for the testbed (agent/dev/testbed.py) and its
-tests: is a TCP port on this host accepting connections, is a process (not a zombie) alive."""
+"""Local processes and ports, for the testbed (agent/dev/testbed.py) and its tests: start a
+process detached, is a TCP port on this host accepting connections, is a process (not a
+zombie) alive."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import socket
+import subprocess
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
@@ -30,3 +32,13 @@ def pid_alive(pid: int) -> bool:
         if stat.rsplit(")", 1)[1].split()[0] == "Z":
             return False
     return True
+
+
+def spawn(cmd: list[str], log: Path, cwd: Path) -> int:
+    """Start ``cmd`` in a session of its own (its process group can be signalled as one),
+    stdout and stderr appended to ``log``; return its pid. It outlives the caller."""
+    out = open(log, "ab")  # noqa: SIM115 - owned by the child
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
+                            stdin=subprocess.DEVNULL, start_new_session=True, cwd=cwd)
+    out.close()
+    return proc.pid

@@ -354,11 +354,8 @@ class Testbed:
             self._logs(node).mkdir(parents=True, exist_ok=True)
             self._format(node, cid)
         for node in self.nodes:
-            out = open(self._logs(node) / "stdout.log", "ab")  # noqa: SIM115 - owned by the child
-            proc = subprocess.Popen(self._java_cmd(node), stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
-            out.close()
-            self._pidfile(node).write_text(str(proc.pid))
+            pid = procs.spawn(self._java_cmd(node), self._logs(node) / "stdout.log", cwd=self.dir)
+            self._pidfile(node).write_text(str(pid))
         if not self._wait_ready(timeout):
             tail = self._log_tail()
             self.down()
@@ -443,11 +440,8 @@ class Testbed:
         node = self.nodes[node_id - 1]
         if self._pid(node):
             return
-        out = open(self._logs(node) / "stdout.log", "ab")  # noqa: SIM115
-        proc = subprocess.Popen(self._java_cmd(node), stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
-        out.close()
-        self._pidfile(node).write_text(str(proc.pid))
+        pid = procs.spawn(self._java_cmd(node), self._logs(node) / "stdout.log", cwd=self.dir)
+        self._pidfile(node).write_text(str(pid))
 
     def restart_node(self, node_id: int, timeout: float = 120.0, hard: bool = False) -> None:
         """Stop one node (``hard``: SIGKILL, skipping the controlled shutdown), write its
