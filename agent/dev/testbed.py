@@ -22,7 +22,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -30,7 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.dev import brokerassignors, kafkaversion, paths
+from agent.dev import brokerassignors, kafkaversion, paths, procs
 from agent.dev.errors import TestbedError as TestbedError  # its callers catch it from here
 
 RACKS = ("az1", "az2", "az3")
@@ -53,27 +52,6 @@ class Node:
 def cache_dir() -> Path:
     """Where Maven-copied jars live (shared by testbed, Spark job and Java harnesses)."""
     return paths.cache_dir()
-
-
-def _port_open(port: int, host: str = HOST, timeout: float = 0.3) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        return sock.connect_ex((host, port)) == 0
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0); look at its state.
-    with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        if stat.rsplit(")", 1)[1].split()[0] == "Z":
-            return False
-    return True
 
 
 JMX_EXPORTER_CONFIG = paths.PACKAGE_ROOT / "deploy" / "prometheus" / "jmx-exporter.yml"
@@ -320,11 +298,11 @@ class Testbed:
             pid = int(self._pidfile(node).read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _pid_alive(pid) else None
+        return pid if procs.pid_alive(pid) else None
 
     def is_running(self) -> bool:
         return all(self._pid(n) is not None for n in self.nodes) and all(
-            _port_open(n.client_port) for n in self.nodes)
+            procs.port_open(n.client_port) for n in self.nodes)
 
     def up(self, timeout: float = 180.0) -> str:
         """Start the cluster (or reuse a running one); return the bootstrap servers."""
@@ -342,7 +320,7 @@ class Testbed:
         self.ensure_jars()
         busy = [p for n in self.nodes
                 for p in (n.client_port, n.controller_port, n.sasl_port, self.jmx_exporter_port(n))
-                if p and _port_open(p)]
+                if p and procs.port_open(p)]
         if busy:
             raise TestbedError(
                 f"port(s) {', '.join(map(str, busy))} on {HOST} are in use by another program: stop it, "
@@ -376,11 +354,8 @@ class Testbed:
             self._logs(node).mkdir(parents=True, exist_ok=True)
             self._format(node, cid)
         for node in self.nodes:
-            out = open(self._logs(node) / "stdout.log", "ab")  # noqa: SIM115 - owned by the child
-            proc = subprocess.Popen(self._java_cmd(node), stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
-            out.close()
-            self._pidfile(node).write_text(str(proc.pid))
+            pid = procs.spawn(self._java_cmd(node), self._logs(node) / "stdout.log", cwd=self.dir)
+            self._pidfile(node).write_text(str(pid))
         if not self._wait_ready(timeout):
             tail = self._log_tail()
             self.down()
@@ -430,10 +405,10 @@ class Testbed:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and any(p and _pid_alive(p) for p in pids.values()):
+        while time.monotonic() < deadline and any(p and procs.pid_alive(p) for p in pids.values()):
             time.sleep(0.3)
         for pid in pids.values():
-            if pid and _pid_alive(pid):
+            if pid and procs.pid_alive(pid):
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGKILL)
         for node in self.nodes:
@@ -444,8 +419,8 @@ class Testbed:
         ports = [p for n in self.nodes
                  for p in (n.client_port, n.controller_port, n.sasl_port, self.jmx_exporter_port(n)) if p]
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (any(p and _pid_alive(p) for p in pids.values())
-                                               or any(_port_open(p) for p in ports)):
+        while time.monotonic() < deadline and (any(p and procs.pid_alive(p) for p in pids.values())
+                                               or any(procs.port_open(p) for p in ports)):
             time.sleep(0.2)
         shutil.rmtree(self.dir / "data", ignore_errors=True)
         (self.dir / "cluster.id").unlink(missing_ok=True)
@@ -457,7 +432,7 @@ class Testbed:
         if pid:
             os.killpg(pid, signal.SIGKILL if hard else signal.SIGTERM)
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and _pid_alive(pid):
+            while time.monotonic() < deadline and procs.pid_alive(pid):
                 time.sleep(0.2)
         self._pidfile(node).unlink(missing_ok=True)
 
@@ -465,11 +440,8 @@ class Testbed:
         node = self.nodes[node_id - 1]
         if self._pid(node):
             return
-        out = open(self._logs(node) / "stdout.log", "ab")  # noqa: SIM115
-        proc = subprocess.Popen(self._java_cmd(node), stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, cwd=self.dir)
-        out.close()
-        self._pidfile(node).write_text(str(proc.pid))
+        pid = procs.spawn(self._java_cmd(node), self._logs(node) / "stdout.log", cwd=self.dir)
+        self._pidfile(node).write_text(str(pid))
 
     def restart_node(self, node_id: int, timeout: float = 120.0, hard: bool = False) -> None:
         """Stop one node (``hard``: SIGKILL, skipping the controlled shutdown), write its
@@ -483,7 +455,7 @@ class Testbed:
         # the cluster may still list the node's previous registration: wait for the new
         # process to listen before asking the cluster
         deadline = time.monotonic() + timeout
-        while not _port_open(node.client_port) and time.monotonic() < deadline:
+        while not procs.port_open(node.client_port) and time.monotonic() < deadline:
             if self._pid(node) is None:
                 break
             time.sleep(0.3)
@@ -501,7 +473,7 @@ class Testbed:
     def status(self) -> list[dict[str, object]]:
         return [
             {"node": n.node_id, "rack": n.rack, "address": n.address, "pid": self._pid(n),
-             "listening": _port_open(n.client_port)}
+             "listening": procs.port_open(n.client_port)}
             for n in self.nodes
         ]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.dev import testbed
+from agent.dev import procs, testbed
 
 pytestmark = pytest.mark.integration
 PORT_BASE = 30092
@@ -64,7 +64,7 @@ def test_up_is_idempotent_and_down_leaves_nothing(private_bed) -> None:  # type:
     assert down.returncode == 0
     for pid in pids:
         assert not Path(f"/proc/{pid}").exists() or "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
-    assert not any(testbed._port_open(p) for p in _ports(bed))
+    assert not any(procs.port_open(p) for p in _ports(bed))
     assert _cli(env, "status").returncode == 3
 
 

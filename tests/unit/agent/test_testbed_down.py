@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from agent.dev import testbed
+from agent.dev.procs import port_open
 
 pytestmark = pytest.mark.unit
 
@@ -55,7 +56,7 @@ def bed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> testbed.Testbed:
 
 def test_down_waits_for_the_killed_jvm_and_its_exporter_port(bed: testbed.Testbed) -> None:
     ports = [p for n in bed.nodes for p in (n.client_port, n.controller_port, bed.jmx_exporter_port(n))]
-    if any(testbed._port_open(p) for p in ports):
+    if any(port_open(p) for p in ports):
         pytest.skip(f"ports {ports} are taken")
     (bed.dir / "pids").mkdir(parents=True)
     procs = []
@@ -72,7 +73,7 @@ def test_down_waits_for_the_killed_jvm_and_its_exporter_port(bed: testbed.Testbe
         took = time.monotonic() - started
         # Each process ignored SIGTERM past the timeout, so down killed it, and waited.
         assert [p.poll() for p in procs] == [-9, -9, -9], f"down returned after {took:.2f}s"
-        still_open = [p for p in ports if testbed._port_open(p)]
+        still_open = [p for p in ports if port_open(p)]
         assert not still_open, f"down returned after {took:.2f}s with ports {still_open} open"
         assert not any(bed._pidfile(n).exists() for n in bed.nodes)
     finally:
