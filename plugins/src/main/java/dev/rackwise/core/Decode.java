@@ -188,13 +188,24 @@ final class Decode {
         } else {
             heaviestFirst(in, poolOfPart, order);
         }
-        Heap[] heaps = new Heap[net.pools];
+        // The least loaded pool member: (load, count, id) order, kept in a heap per pool whose
+        // entries are refreshed when popped. With one weight for all, a load is a function of
+        // the count, so (count, id) is the same order, packed in one long.
+        Heap[] heaps = in.sameWeights ? null : new Heap[net.pools];
+        CountHeap[] counted = in.sameWeights ? new CountHeap[net.pools] : null;
         for (int x = 0; x < slots; x++) {
             int k = slotPool[x];
-            if (heaps[k] == null) {
-                heaps[k] = new Heap();
+            if (in.sameWeights) {
+                if (counted[k] == null) {
+                    counted[k] = new CountHeap();
+                }
+                counted[k].push(CountHeap.key(0, slotMember[x]), x);
+            } else {
+                if (heaps[k] == null) {
+                    heaps[k] = new Heap();
+                }
+                heaps[k].push(0.0, 0, slotMember[x], x);
             }
-            heaps[k].push(0.0, 0, slotMember[x], x);
         }
         double totalWeight = in.totalWeight;
         for (int p : order) {
@@ -212,7 +223,28 @@ final class Decode {
                     }
                 }
             }
-            if (pick < 0) {
+            if (pick < 0 && counted != null) {
+                CountHeap h = counted[k];
+                while (true) {
+                    int x = h.slot[0];
+                    int m = (int) h.key[0];
+                    if (slotLeft[x] == 0) {
+                        h.pop();
+                    } else if ((int) (h.key[0] >>> 32) != count[m]) {
+                        h.replaceTop(CountHeap.key(count[m], m), x);
+                    } else {
+                        h.pop();
+                        pick = x;
+                        break;
+                    }
+                }
+                int m = slotMember[pick];
+                slotLeft[pick]--;
+                give(in, p, m, owner, load, count);
+                if (slotLeft[pick] > 0) {
+                    h.push(CountHeap.key(count[m], m), pick);
+                }
+            } else if (pick < 0) {
                 Heap h = heaps[k];
                 while (true) {
                     int x = h.slot[0];
@@ -313,6 +345,69 @@ final class Decode {
     }
 
     /** A min-heap of pool slots keyed (load, count, member) as they were when pushed. */
+    /**
+     * A min-heap of (count, member) keys packed in longs (count above, member below; both
+     * non-negative), each with its slot: the least loaded pool member when every partition
+     * weighs the same.
+     */
+    private static final class CountHeap {
+        long[] key = new long[8];
+        int[] slot = new int[8];
+        int size;
+
+        static long key(int count, int member) {
+            return (long) count << 32 | member;
+        }
+
+        void push(long k, int x) {
+            if (size == key.length) {
+                key = Arrays.copyOf(key, 2 * size);
+                slot = Arrays.copyOf(slot, 2 * size);
+            }
+            int i = size++;
+            while (i > 0) { // the hole climbs to where k belongs
+                int up = (i - 1) >>> 1;
+                if (key[up] <= k) {
+                    break;
+                }
+                key[i] = key[up];
+                slot[i] = slot[up];
+                i = up;
+            }
+            key[i] = k;
+            slot[i] = x;
+        }
+
+        void pop() {
+            size--;
+            if (size > 0) {
+                replaceTop(key[size], slot[size]);
+            }
+        }
+
+        /** The top replaced by (k, x): one sift down; the same pops as pop() then push() (keys are unique). */
+        void replaceTop(long k, int x) {
+            int i = 0;
+            while (true) {
+                int c = 2 * i + 1;
+                if (c >= size) {
+                    break;
+                }
+                if (c + 1 < size && key[c + 1] < key[c]) {
+                    c++;
+                }
+                if (key[c] >= k) {
+                    break;
+                }
+                key[i] = key[c];
+                slot[i] = slot[c];
+                i = c;
+            }
+            key[i] = k;
+            slot[i] = x;
+        }
+    }
+
     private static final class Heap {
         double[] load = new double[8];
         int[] count = new int[8];
