@@ -63,7 +63,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private volatile boolean wired;
     /** Advice weights apply to groups of at most this many partitions (docs: plugins/README.md § 3). */
     public static final String MAX_WEIGHTED_PARTITIONS = "rackwise.weights.max.partitions";
-    public static final long DEFAULT_MAX_WEIGHTED_PARTITIONS = 10_000;
+    public static final long DEFAULT_MAX_WEIGHTED_PARTITIONS = 2_000;
     private volatile long maxWeightedPartitions = DEFAULT_MAX_WEIGHTED_PARTITIONS;
     private final AtomicBoolean weightsCapped = new AtomicBoolean();
 
