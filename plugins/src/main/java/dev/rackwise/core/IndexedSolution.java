@@ -82,6 +82,20 @@ public final class IndexedSolution {
         return size;
     }
 
+    /**
+     * Whether every partition input member {@code m} is given was its own before (the
+     * problem's previous owner, after a doubly claimed partition went to the smaller id).
+     */
+    public boolean allPreviouslyOwned(int m) {
+        int k = sortedOf[m];
+        for (int i = start[k]; i < start[k + 1]; i++) {
+            if (in.pOwner[all[i]] != k) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The most partitions any member is given. */
     public int maxCount() {
         int max = 0;

@@ -73,7 +73,7 @@ public final class BrokerProblem {
      * topic id of each topic index, so that the answer goes back without parsing a key. States
      * the same problem {@link #of} does: the core gives the same assignment for both.
      */
-    public record Indexed(IndexedProblem problem, Uuid[] topicIds) {
+    public record Indexed(IndexedProblem problem, Uuid[] topicIds, MemberAssignment[] current, int[] currentSizes) {
         /** The problem as a {@link Problem} (plan reports, off the assignment path). */
         public Problem toProblem() {
             return problem.toProblem();
@@ -178,8 +178,12 @@ public final class BrokerProblem {
         }
         b.racks(racks);
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
+        MemberAssignment[] current = new MemberAssignment[n];
+        int[] currentSizes = new int[n];
         for (int k = 0; k < n; k++) {
-            for (Map.Entry<Uuid, Set<Integer>> e : spec.memberAssignment(memberIds[k]).partitions().entrySet()) {
+            current[k] = spec.memberAssignment(memberIds[k]);
+            for (Map.Entry<Uuid, Set<Integer>> e : current[k].partitions().entrySet()) {
+                currentSizes[k] += e.getValue().size();
                 Integer t = topicIndex.get(e.getKey());
                 if (t == null || t < 0) {
                     continue;
@@ -192,7 +196,7 @@ public final class BrokerProblem {
                 }
             }
         }
-        return new Indexed(b.build(), ids.toArray(new Uuid[0]));
+        return new Indexed(b.build(), ids.toArray(new Uuid[0]), current, currentSizes);
     }
 
     /** The indexed solution as the coordinator's target assignment: every member present. */
@@ -204,6 +208,11 @@ public final class BrokerProblem {
         int[] ts = new int[solution.maxCount()];
         int[] ps = new int[ts.length];
         for (int m = 0; m < n; m++) {
+            if (solution.count(m) == problem.currentSizes()[m] && solution.allPreviouslyOwned(m)) {
+                // what it holds now, exactly (a subset of the same size): Kafka's own object, as uniform does
+                out.put(in.memberId(m), problem.current()[m]);
+                continue;
+            }
             int size = solution.fill(m, ts, ps);
             Map<Uuid, Set<Integer>> parts = new HashMap<>();
             for (int i = 0; i < size;) { // (topic, partition) order: a topic is one run

@@ -48,6 +48,7 @@ class IndexedBrokerProblemTest {
         Random rnd = new Random(SEED);
         int weighted = 0;
         int owned = 0;
+        long kept = 0;
         for (int g = 0; g < 400; g++) {
             Group group = randomGroup(rnd);
             long limit = rnd.nextInt(4) == 0 ? 10 : Long.MAX_VALUE;
@@ -69,12 +70,23 @@ class IndexedBrokerProblemTest {
             assertEquals(problem.members(), indexed.toProblem().members(), where);
             assertEquals(problem.topics(), indexed.toProblem().topics(), where);
             assertEquals(problem.previousOwners(), indexed.toProblem().previousOwners(), where);
+            // the next epoch, the answer as the current target: members that keep exactly what
+            // they hold get Kafka's own objects back, and the answer is the same as the reference's
+            Group next = new Group(withTargets(group.spec, direct), group.topics, group.names, group.advice, group.costs);
+            Solution again = RackOptimal.solve(reference(next, followers, limit));
+            BrokerProblem.Indexed nextIndexed = BrokerProblem.indexed(next.spec, next.topics, next.names, next.advice,
+                next.costs, followers, limit);
+            GroupAssignment nextDirect = BrokerProblem.assignment(nextIndexed, RackOptimal.solve(nextIndexed.problem()));
+            assertEquals(flat(again, next.spec), flat(nextDirect), where + ", next epoch");
+            kept += nextDirect.members().entrySet().stream()
+                .filter(e -> e.getValue() == next.spec.memberAssignment(e.getKey())).count();
             weighted += problem.topics().values().stream().flatMap(List::stream).anyMatch(p -> p.weight() != 1.0) ? 1 : 0;
             owned += problem.previousOwners().isEmpty() ? 0 : 1;
         }
         // the random groups exercised what they are for
         assertTrue(weighted > 50, "weighted groups: " + weighted);
         assertTrue(owned > 100, "groups with owners: " + owned);
+        assertTrue(kept > 200, "members handed their own assignment back: " + kept);
     }
 
     private record Group(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
@@ -248,6 +260,17 @@ class IndexedBrokerProblemTest {
         s.assignment().forEach((m, tps) -> tps.forEach(tp ->
             out.get(m).computeIfAbsent(Uuid.fromString(tp.topic()), k -> new TreeSet<>()).add(tp.partition())));
         return out;
+    }
+
+    /** {@code spec} with each member's current target replaced by its part of {@code answer}. */
+    private static GroupSpec withTargets(GroupSpec spec, GroupAssignment answer) {
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
+        for (String m : spec.memberIds()) {
+            var sub = spec.memberSubscription(m);
+            members.put(m, new MemberSubscriptionAndAssignmentImpl(sub.rackId(), Optional.empty(),
+                sub.subscribedTopicIds(), new Assignment(answer.members().get(m).partitions())));
+        }
+        return new GroupSpecImpl(members, SubscriptionType.HETEROGENEOUS, Map.of());
     }
 
     private static Map<String, Map<Uuid, Set<Integer>>> flat(GroupAssignment a) {
