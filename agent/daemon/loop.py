@@ -107,6 +107,15 @@ class Agent:
                         if "session.timeout.ms" in s.kafka
                         else {"session.timeout.ms": s.input.agent_session_timeout_ms}
                     ),
+                    # A broker whose metadata has not caught up with a just-created topic
+                    # answers "unknown topic"; librdkafka then looks again only at its next
+                    # refresh (5 minutes by default), and this agent owns no partition until
+                    # then. 10 s bounds that wait (and notices added partitions as soon).
+                    **(
+                        {}
+                        if "topic.metadata.refresh.interval.ms" in s.kafka
+                        else {"topic.metadata.refresh.interval.ms": 10_000}
+                    ),
                 }
             )
         )
