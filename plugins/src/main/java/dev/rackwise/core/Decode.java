@@ -223,52 +223,19 @@ final class Decode {
                     }
                 }
             }
-            if (pick < 0 && counted != null) {
-                CountHeap h = counted[k];
-                while (true) {
-                    int x = h.slot[0];
-                    int m = (int) h.key[0];
-                    if (slotLeft[x] == 0) {
-                        h.pop();
-                    } else if ((int) (h.key[0] >>> 32) != count[m]) {
-                        h.replaceTop(CountHeap.key(count[m], m), x);
-                    } else {
-                        h.pop();
-                        pick = x;
-                        break;
-                    }
+            boolean pooledPick = pick < 0; // the least loaded pool member, then back into its heap
+            if (pooledPick) {
+                pick = counted != null ? counted[k].least(slotLeft, count) : heaps[k].least(slotLeft, load, count);
+            }
+            int m = slotMember[pick];
+            slotLeft[pick]--;
+            give(in, p, m, owner, load, count);
+            if (pooledPick && slotLeft[pick] > 0) {
+                if (counted != null) {
+                    counted[k].push(CountHeap.key(count[m], m), pick);
+                } else {
+                    heaps[k].push(load[m], count[m], m, pick);
                 }
-                int m = slotMember[pick];
-                slotLeft[pick]--;
-                give(in, p, m, owner, load, count);
-                if (slotLeft[pick] > 0) {
-                    h.push(CountHeap.key(count[m], m), pick);
-                }
-            } else if (pick < 0) {
-                Heap h = heaps[k];
-                while (true) {
-                    int x = h.slot[0];
-                    int m = h.member[0];
-                    if (slotLeft[x] == 0) {
-                        h.pop();
-                    } else if (h.load[0] != load[m] || h.count[0] != count[m]) {
-                        h.pop();
-                        h.push(load[m], count[m], m, x);
-                    } else {
-                        h.pop();
-                        pick = x;
-                        break;
-                    }
-                }
-                int m = slotMember[pick];
-                slotLeft[pick]--;
-                give(in, p, m, owner, load, count);
-                if (slotLeft[pick] > 0) {
-                    h.push(load[m], count[m], m, pick);
-                }
-            } else {
-                slotLeft[pick]--;
-                give(in, p, prev, owner, load, count);
             }
         }
 
@@ -385,6 +352,22 @@ final class Decode {
             }
         }
 
+        /** Pops the least (count, id) slot with room, refreshing stale counts on the way. */
+        int least(int[] slotLeft, int[] count) {
+            while (true) {
+                int x = slot[0];
+                int m = (int) key[0];
+                if (slotLeft[x] == 0) {
+                    pop();
+                } else if ((int) (key[0] >>> 32) != count[m]) {
+                    replaceTop(key(count[m], m), x);
+                } else {
+                    pop();
+                    return x;
+                }
+            }
+        }
+
         /** The top replaced by (k, x): one sift down; the same pops as pop() then push() (keys are unique). */
         void replaceTop(long k, int x) {
             int i = 0;
@@ -438,6 +421,23 @@ final class Decode {
             c = slot[i];
             slot[i] = slot[j];
             slot[j] = c;
+        }
+
+        /** Pops the least (load, count, id) slot with room, refreshing stale entries on the way. */
+        int least(int[] slotLeft, double[] loads, int[] counts) {
+            while (true) {
+                int x = slot[0];
+                int m = member[0];
+                if (slotLeft[x] == 0) {
+                    pop();
+                } else if (load[0] != loads[m] || count[0] != counts[m]) {
+                    pop();
+                    push(loads[m], counts[m], m, x);
+                } else {
+                    pop();
+                    return x;
+                }
+            }
         }
 
         void push(double l, int c, int m, int x) {
