@@ -87,7 +87,10 @@ java: python-deps plugins-test
 # local Spark), and the bounded chaos suite. The testbed is started once by the session
 # fixture and stopped at the end. pytest's exit code 5 (no tests ran) fails like any other.
 test: setup java
-	$(BIN)/python -m pytest -p no:cacheprovider --durations=30 $(PYTEST_ARGS)
+	@rm -f .cache/pytest-current-test
+	$(BIN)/python -m pytest -p no:cacheprovider --durations=30 $(PYTEST_ARGS) || { rc=$$?; \
+	  test -f .cache/pytest-current-test && echo "pytest exited $$rc during or after: $$(cat .cache/pytest-current-test)"; \
+	  exit $$rc; }
 
 test-fast: python-deps
 	$(BIN)/python -m pytest -p no:cacheprovider -m "unit or property" $(PYTEST_ARGS)

@@ -29,7 +29,11 @@ def admin_config(settings: MetricsSettings) -> dict[str, str | int | float | boo
 
 def ensure_topic(settings: MetricsSettings, topic: str, partitions: int = 3,
                  timeout: float = 30.0) -> None:
-    admin = AdminClient(admin_config(settings))
+    with AdminClient(admin_config(settings)) as admin:  # closed on this thread
+        _ensure(admin, topic, partitions, timeout)
+
+
+def _ensure(admin: AdminClient, topic: str, partitions: int, timeout: float) -> None:
     existing = admin.list_topics(timeout=timeout).topics
     if topic in existing:
         return

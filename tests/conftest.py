@@ -7,11 +7,16 @@ otherwise the local testbed is started once for the whole session and stopped at
 
 from __future__ import annotations
 
+import gc
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+# The test running now: `make test` prints it when pytest dies without a summary.
+CURRENT_TEST = Path(os.environ.get("RACKWISE_CURRENT_TEST_FILE", ".cache/pytest-current-test"))
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +41,8 @@ def bootstrap() -> Iterator[str]:
 def admin(bootstrap: str):  # type: ignore[no-untyped-def]
     from confluent_kafka.admin import AdminClient
 
-    return AdminClient({"bootstrap.servers": bootstrap})
+    with AdminClient({"bootstrap.servers": bootstrap}) as client:
+        yield client
 
 
 @pytest.fixture
@@ -44,6 +50,28 @@ def unique_name(request: pytest.FixtureRequest) -> str:
     """A topic/group name no other test uses: test name plus a random suffix."""
     base = "".join(c if c.isalnum() else "-" for c in request.node.name)[:60]
     return f"t-{base}-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    """Garbage cycles are collected between tests, on this thread, never during one.
+
+    A librdkafka client (Producer, Consumer, AdminClient) that a test leaves in a reference
+    cycle (a traceback kept in a local is enough) would otherwise be collected wherever the
+    collector next runs, and that can be its own AdminClient background thread, finishing a
+    request the test gave up on. librdkafka aborts the whole process when a client is destroyed
+    on its own thread (confluent-kafka-python PR 2131; tests/unit/test_client_collection.py
+    shows it). Our own code closes its clients on the thread that made them; this covers what a
+    test forgets. The name of the test that runs is written first, so that a crash names it.
+    """
+    CURRENT_TEST.parent.mkdir(parents=True, exist_ok=True)
+    CURRENT_TEST.write_text(item.nodeid + "\n")
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        gc.enable()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -90,15 +90,15 @@ def run(args: argparse.Namespace) -> int:
     if args.rack_map:
         cost = cost.model_copy(update={
             "host_racks": {**cost.host_racks, **HostRacks.from_args(args.rack_map)}})
-    admin = AdminClient(settings.client_config())
     planner = settings.planner
 
     def topology(group_id: str) -> Mapping[str, Any] | None:
         found = streams_setup(group_id, planner).get("topology")
         return found if isinstance(found, Mapping) else None
 
-    audits = run_audit(admin, args.group, args.timeout, topology, planner.streams_config,
-                       client_config=settings.client_config(), traffic=traffic, cost=cost)
+    with AdminClient(settings.client_config()) as admin:  # closed on this thread
+        audits = run_audit(admin, args.group, args.timeout, topology, planner.streams_config,
+                           client_config=settings.client_config(), traffic=traffic, cost=cost)
     print(render_json(audits, args.plans) if args.json else render_table(audits))
     return exit_code(summarize(audits), args.fail_above)
 

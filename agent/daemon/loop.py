@@ -189,6 +189,15 @@ class Agent:
             self.observer.join(10)
         if ops:
             ops.stop()
+        self.prober.join(5)
+        # The admin client is destroyed here, on the agent's thread, once none of our threads
+        # can still use it. Left to the garbage collector, it could be destroyed on its own
+        # librdkafka thread (when a describe is still pending), and that aborts the process.
+        if meta.is_alive() or self.worker.running() or self.prober.running() or (
+                self.observer is not None and self.observer.running()):
+            log.warning("a thread outlived the shutdown; the admin client is left open")
+        else:
+            self.admin.__exit__(None, None, None)
         log.info("agent stopped")
 
     # ---- the loop ----------------------------------------------------------------------------

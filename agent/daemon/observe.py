@@ -145,6 +145,10 @@ class Observer:
         if self.producer is not None:
             self.producer.flush(10)
 
+    def running(self) -> bool:
+        """Whether its thread still runs."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self, stop: threading.Event) -> None:
         interval = self.settings.observe.interval_s
         while not stop.is_set():

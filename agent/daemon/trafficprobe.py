@@ -72,6 +72,15 @@ class TrafficProber:
     def submit(self, job: PlanJob) -> None:
         self._jobs.put(job)
 
+    def join(self, timeout: float) -> None:
+        """After the stop event is set: until the probe in hand (if any) is done."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def running(self) -> bool:
+        """Whether its thread still runs."""
+        return self._thread is not None and self._thread.is_alive()
+
     def _run(self, stop: threading.Event) -> None:
         while not stop.is_set():
             try:

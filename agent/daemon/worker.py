@@ -107,6 +107,10 @@ class PlanWorker:
         self.commands.put(StopWorker())
         self._thread.join(timeout)
 
+    def running(self) -> bool:
+        """Whether its thread still runs."""
+        return self._thread.is_alive()
+
     # ---- the thread --------------------------------------------------------------------------
     def _run(self) -> None:
         try:

@@ -28,6 +28,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.dev import brokerassignors, kafkaversion, paths, procs
 from agent.dev.errors import TestbedError as TestbedError  # its callers catch it from here
@@ -366,9 +367,13 @@ class Testbed:
     def _wait_ready(self, timeout: float, quiet: bool = False) -> bool:
         from confluent_kafka.admin import AdminClient
 
-        deadline = time.monotonic() + timeout
-        admin = AdminClient({"bootstrap.servers": self.bootstrap, "socket.connection.setup.timeout.ms": 3000,
-                             "logger": _SilentLogger()})  # type: ignore[dict-item]
+        # Closed on this thread: a describe left pending by a timeout would otherwise finish
+        # on librdkafka's thread, and a handle collected there aborts the process.
+        with AdminClient({"bootstrap.servers": self.bootstrap, "socket.connection.setup.timeout.ms": 3000,
+                          "logger": _SilentLogger()}) as admin:  # type: ignore[dict-item]
+            return self._poll_ready(admin, time.monotonic() + timeout, quiet)
+
+    def _poll_ready(self, admin: Any, deadline: float, quiet: bool) -> bool:
         while time.monotonic() < deadline:
             dead = [n.node_id for n in self.nodes if self._pid(n) is None]
             if dead:

@@ -260,7 +260,14 @@ def gather(settings: AgentSettings, pattern: str = "*", timeout: float = 10.0,
     """Read everything the checks need; raises :class:`Unreachable` when no broker answers."""
     from confluent_kafka.admin import AdminClient
 
-    admin = AdminClient(admin_config(settings, timeout))
+    # Closed here, on this thread: an AdminClient left to the garbage collector can be
+    # destroyed on its own librdkafka thread, which aborts the process (docs/development.md).
+    with AdminClient(admin_config(settings, timeout)) as admin:
+        return _gather(admin, settings, pattern, timeout, window_s, now_ms)
+
+
+def _gather(admin: Any, settings: AgentSettings, pattern: str, timeout: float,
+            window_s: float, now_ms: int | None) -> Snapshot:
     brokers = read_brokers(admin, timeout)
     notes: list[str] = []
     wire: WireClient | str

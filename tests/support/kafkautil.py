@@ -42,8 +42,8 @@ def wait_for_topic(admin: AdminClient, name: str, partitions: int, timeout: floa
     deadline = time.monotonic() + timeout
     _wait_known(admin, name, partitions, deadline)
     for node in admin.describe_cluster(request_timeout=10).result(timeout).nodes:
-        alone = AdminClient({**(client_config or {}), "bootstrap.servers": f"{node.host}:{node.port}"})
-        _wait_known(alone, name, partitions, deadline)
+        with AdminClient({**(client_config or {}), "bootstrap.servers": f"{node.host}:{node.port}"}) as alone:
+            _wait_known(alone, name, partitions, deadline)
 
 
 def _wait_known(admin: AdminClient, name: str, partitions: int, deadline: float) -> None:

@@ -174,8 +174,8 @@ class Demo:
     def _layout(self) -> Layout:
         from confluent_kafka.admin import AdminClient
 
-        admin = AdminClient(self._conf())
-        nodes = admin.describe_cluster(request_timeout=15).result(30).nodes
+        with AdminClient(self._conf()) as admin:  # every client is closed on its own thread
+            nodes = admin.describe_cluster(request_timeout=15).result(30).nodes
         by_rack: dict[str, int] = {}
         for node in sorted(nodes, key=lambda n: n.id):
             if node.rack and node.rack not in by_rack:
@@ -192,9 +192,9 @@ class Demo:
         """Which plug-in group cannot run here, and why (said in one line each)."""
         from confluent_kafka.admin import AdminClient
 
-        skip = {"java": plugged.java_missing(),
-                "kip848": plugged.kip848_skip_reason(AdminClient(self._conf()), self.names.tag,
-                                                     self.names.plans)}
+        with AdminClient(self._conf()) as admin:
+            skip = {"java": plugged.java_missing(),
+                    "kip848": plugged.kip848_skip_reason(admin, self.names.tag, self.names.plans)}
         for kind, group in (("java", self.names.java_group), ("kip848", self.names.kip848_group)):
             if skip[kind]:
                 self.say(f"skipping {group} ({plugged.PluggedGroups.KINDS[kind]}): {skip[kind]}")
@@ -204,14 +204,14 @@ class Demo:
         from confluent_kafka import Producer
         from confluent_kafka.admin import AdminClient, NewTopic
 
-        admin = AdminClient(self._conf())
         topics = [self.names.orders, self.names.clicks]
         topics += [t for kind, t in (("java", self.names.payments), ("kip848", self.names.views))
                    if not skip[kind]]
         new = [NewTopic(t, num_partitions=PARTITIONS, replica_assignment=layout.skewed())
                for t in topics]
-        for future in admin.create_topics(new, operation_timeout=30).values():
-            future.result(60)
+        with AdminClient(self._conf()) as admin:
+            for future in admin.create_topics(new, operation_timeout=30).values():
+                future.result(60)
         self.say(f"created topics {', '.join(topics)}: 6 partitions each, replicas only in "
                  f"{layout.racks[0]} and {layout.racks[1]} (none in {layout.racks[2]})")
         producer = Producer(self._conf(**{"linger.ms": 20}))
@@ -403,18 +403,18 @@ class Demo:
         failed = {str(k): str(v) for k, v in result.items() if v is not None}
         if failed:
             raise DemoError(f"the reassignment was refused: {failed}")
-        admin = AdminClient(self._conf())
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            futures = admin.describe_topics(TopicCollection(topics), request_timeout=10)
-            done = True
-            for t in topics:
-                parts = {p.id: [r.id for r in p.replicas] for p in futures[t].result(15).partitions}
-                done &= all(parts[p] == r for p, r in target.items())
-            if done:
-                self.say("replica move complete; waiting for the agent to notice")
-                return
-            time.sleep(0.5)
+        with AdminClient(self._conf()) as admin:
+            while time.monotonic() < deadline:
+                futures = admin.describe_topics(TopicCollection(topics), request_timeout=10)
+                done = True
+                for t in topics:
+                    parts = {p.id: [r.id for r in p.replicas] for p in futures[t].result(15).partitions}
+                    done &= all(parts[p] == r for p, r in target.items())
+                if done:
+                    self.say("replica move complete; waiting for the agent to notice")
+                    return
+                time.sleep(0.5)
         raise DemoError("the replica move did not complete within 60 s")
 
     # ---- metrics and the report ----------------------------------------------------------

@@ -7,6 +7,7 @@ cross-rack bytes independent of the read model.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 
@@ -209,7 +210,7 @@ def test_the_command_prints_the_summary_and_exits_on_the_saving(
 
     audits = [_paying(), _audit("quiet", {"m": ("az1", [0])}, [2], None)]
     monkeypatch.setattr(agent.audit, "run_audit", lambda *_a, **_k: audits)
-    monkeypatch.setattr(confluent_kafka.admin, "AdminClient", lambda _conf: object())
+    monkeypatch.setattr(confluent_kafka.admin, "AdminClient", lambda _conf: contextlib.nullcontext(object()))
     monkeypatch.delenv("RACKWISE_BOOTSTRAP", raising=False)
     assert main(["audit", "--bootstrap", "127.0.0.1:1", "--json", "--fail-above", limit]) == code
     out, err = capsys.readouterr()
