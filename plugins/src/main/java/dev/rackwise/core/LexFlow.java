@@ -45,6 +45,7 @@ public final class LexFlow {
 
     private boolean anyOptimum;
     private boolean uniqueFirst;
+    private int uniqueMinBits = 1;
     private int keep = 1;
     private String refusal = "rack-aware costs too large to solve exactly (weights x "
             + "traffic_cost x partitions reach 2^60): scale the weights down";
@@ -82,7 +83,17 @@ public final class LexFlow {
      * that compare both ways).
      */
     public LexFlow uniqueFlowFirst() {
+        return uniqueFlowFirst(1);
+    }
+
+    /**
+     * As {@link #uniqueFlowFirst()}, only when the perturbation has at least {@code minBits}
+     * bits: below, ties are common on some networks (the exact standby graph of 1,000 tasks
+     * fits 8 bits), and a refused fast solve is time lost.
+     */
+    public LexFlow uniqueFlowFirst(int minBits) {
         uniqueFirst = true;
+        uniqueMinBits = minBits;
         return this;
     }
 
@@ -653,7 +664,8 @@ public final class LexFlow {
         if (costs == null) {
             throw refuse.apply(refusal);
         }
-        if (unique && uniqueFirst && !Boolean.getBoolean("rackwise.core.noUniqueFlow")) {
+        if (unique && uniqueFirst && bitsUsed >= uniqueMinBits
+                && !Boolean.getBoolean("rackwise.core.noUniqueFlow")) {
             flows = UniqueFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
             if (Boolean.getBoolean("rackwise.core.timing")) {
                 System.err.printf("unique flow: %s (%d nodes, %d arcs, %d bits)%n",

@@ -31,6 +31,12 @@ import java.util.Arrays;
  */
 final class UniqueFlow {
     private static final long BOUND = 1L << 62;
+    /**
+     * Above this many arcs per node (an exact standby graph of many tasks: every task to every
+     * client), a search back from the sink scans a client's arcs from every task at each
+     * step, so the phases search forward from each supply instead, as ShortestPathFlow's.
+     */
+    private static final int DENSE = 64;
 
     private UniqueFlow() {
     }
@@ -330,6 +336,10 @@ final class UniqueFlow {
                 }
             }
         }
+        if (arcs > DENSE * (long) nodes) {
+            return forward(nodes, arcs, tail, head, to, rcap, rcost, first, adj, excess, pot,
+                    dist, seen, done, via, settled, queue, phase);
+        }
         // Then from each node with demand left, Dijkstra backwards over the residual arcs to
         // the nearest node with supply left, and one push along that path. Potentials move by
         // reach - dist on the settled nodes (the mirror of ShortestPathFlow's update), which
@@ -419,6 +429,131 @@ final class UniqueFlow {
             flows[a] = rcap[2 * a + 1];
         }
         return flows;
+    }
+
+    /**
+     * The phases as {@link ShortestPathFlow}'s (from each supply forward to the nearest
+     * demand), on the radix heap, with the residual network and potentials the start left.
+     */
+    private static long[] forward(int nodes, int arcs, int[] tail, int[] head, int[] to,
+                                  long[] rcap, long[] rcost, int[] first, int[] adj,
+                                  long[] excess, long[] pot, long[] dist, int[] seen, int[] done,
+                                  int[] via, int[] settled, Radix queue, int phase) {
+        // Backward residual arcs (2a+1, a carrying flow) per head node, kept up to date.
+        int[][] back = new int[nodes][];
+        int[] backCount = new int[nodes];
+        int[] backPos = new int[arcs];
+        for (int a = 0; a < arcs; a++) {
+            if (rcap[2 * a + 1] > 0) {
+                addBack(back, backCount, backPos, head[a], a);
+            }
+        }
+        for (int s = 0; s < nodes; s++) {
+            while (excess[s] > 0) {
+                phase++;
+                int count = 0;
+                dist[s] = 0;
+                seen[s] = phase;
+                queue.reset();
+                queue.push(0, s);
+                int target = -1;
+                long reach = 0;
+                long bestDemand = Long.MAX_VALUE;
+                while (queue.count > 0) {
+                    int u = queue.pop();
+                    long d = queue.last;
+                    if (done[u] == phase || d > dist[u]) {
+                        continue;
+                    }
+                    done[u] = phase;
+                    settled[count++] = u;
+                    if (excess[u] < 0) {
+                        target = u;
+                        reach = d;
+                        break;
+                    }
+                    long pu = pot[u];
+                    int fwd = first[u + 1] - first[u];
+                    int[] bl = back[u];
+                    for (int i = 0, e = fwd + backCount[u]; i < e; i++) {
+                        int a = i < fwd ? adj[first[u] + i] : 2 * bl[i - fwd] + 1;
+                        if (rcap[a] == 0) {
+                            continue;
+                        }
+                        int v = to[a];
+                        if (done[v] == phase) {
+                            continue;
+                        }
+                        long nd = d + rcost[a] + pu - pot[v];
+                        if (nd < d || nd >= BOUND) {
+                            return null; // a negative reduced cost or out of range: not ours
+                        }
+                        if (nd >= bestDemand) {
+                            continue;
+                        }
+                        if (excess[v] < 0) {
+                            bestDemand = nd;
+                        }
+                        if (seen[v] != phase || nd < dist[v]) {
+                            seen[v] = phase;
+                            dist[v] = nd;
+                            via[v] = a;
+                            queue.push(nd, v);
+                        }
+                    }
+                }
+                if (target < 0) {
+                    return null;
+                }
+                for (int i = 0; i < count; i++) {
+                    int v = settled[i];
+                    long p = pot[v] + dist[v] - reach;
+                    if (p <= -BOUND) {
+                        return null;
+                    }
+                    pot[v] = p;
+                }
+                long push = Math.min(excess[s], -excess[target]);
+                for (int v = target; v != s; v = to[via[v] ^ 1]) {
+                    push = Math.min(push, rcap[via[v]]);
+                }
+                for (int v = target; v != s; v = to[via[v] ^ 1]) {
+                    int a = via[v];
+                    int arc = a >>> 1;
+                    boolean had = rcap[2 * arc + 1] > 0;
+                    rcap[a] -= push;
+                    rcap[a ^ 1] += push;
+                    boolean has = rcap[2 * arc + 1] > 0;
+                    if (has && !had) {
+                        addBack(back, backCount, backPos, head[arc], arc);
+                    } else if (had && !has) {
+                        int h = head[arc];
+                        int[] l = back[h];
+                        int last = l[--backCount[h]];
+                        l[backPos[arc]] = last;
+                        backPos[last] = backPos[arc];
+                    }
+                }
+                excess[s] -= push;
+                excess[target] += push;
+            }
+        }
+        long[] flows = new long[arcs];
+        for (int a = 0; a < arcs; a++) {
+            flows[a] = rcap[2 * a + 1];
+        }
+        return flows;
+    }
+
+    private static void addBack(int[][] back, int[] backCount, int[] backPos, int h, int arc) {
+        int[] l = back[h];
+        if (l == null) {
+            l = back[h] = new int[4];
+        } else if (backCount[h] == l.length) {
+            l = back[h] = Arrays.copyOf(l, l.length * 2);
+        }
+        backPos[arc] = backCount[h];
+        l[backCount[h]++] = arc;
     }
 
     /**

@@ -72,6 +72,41 @@ class UniqueFlowTest {
         return new Net(nodes, supply, t, h, c, w);
     }
 
+    /** Every unit to every client (the exact standby graph's shape), dense enough that the
+     *  phases search forward. */
+    static Net dense(Random r, int costRange) {
+        int units = 300 + r.nextInt(40);
+        int clients = 100 + r.nextInt(20);
+        int nodes = units + clients + 1;
+        int sink = nodes - 1;
+        long[] supply = new long[nodes];
+        int m = units * clients + clients;
+        int[] t = new int[m];
+        int[] h = new int[m];
+        long[] c = new long[m];
+        long[] w = new long[m];
+        int a = 0;
+        long total = 0;
+        for (int u = 0; u < units; u++) {
+            supply[u] = 1 + r.nextInt(2);
+            total += supply[u];
+            for (int k = 0; k < clients; k++, a++) {
+                t[a] = u;
+                h[a] = units + k;
+                c[a] = 1;
+                w[a] = r.nextInt(costRange);
+            }
+        }
+        for (int k = 0; k < clients; k++, a++) {
+            t[a] = units + k;
+            h[a] = sink;
+            c[a] = (total + clients - 1) / clients + r.nextInt(3);
+            w[a] = 0;
+        }
+        supply[sink] = -total;
+        return new Net(nodes, supply, t, h, c, w);
+    }
+
     private static long cost(Net n, long[] flows) {
         long c = 0;
         for (int a = 0; a < n.arcs(); a++) {
@@ -113,6 +148,27 @@ class UniqueFlowTest {
         // the check must both accept (wide costs) and refuse (narrow ones: ties)
         assertTrue(certified[0] > 300, "wide costs: " + certified[0] + " certified of 600");
         assertTrue(refused[3] > 100, "narrow costs: " + refused[3] + " refused of 600");
+    }
+
+    @Test
+    void denseNetworksToo() {
+        long seed = Long.getLong("rackwise.seed", 20261128L);
+        Random rnd = new Random(seed);
+        int certified = 0;
+        for (int round = 0; round < 30; round++) {
+            Net n = dense(rnd, round % 2 == 0 ? 1_000_000_000 : 50);
+            assertTrue(n.arcs() > 64L * n.nodes(), "dense: " + n.arcs() + " arcs, " + n.nodes() + " nodes");
+            String where = "seed=" + seed + " dense round=" + round;
+            long[] ref = ShortestPathFlow.solve(n.nodes(), n.supply(), n.arcs(), n.tail(),
+                    n.head(), n.cap(), n.cost());
+            long[] got = UniqueFlow.solve(n.nodes(), n.supply(), n.arcs(), n.tail(), n.head(),
+                    n.cap(), n.cost());
+            if (got != null) {
+                certified++;
+                assertArrayEquals(ref, got, where);
+            }
+        }
+        assertTrue(certified >= 10, "dense: " + certified + " certified of 30");
     }
 
     @Test
