@@ -340,6 +340,31 @@ final class UniqueFlow {
             return forward(nodes, arcs, tail, head, to, rcap, rcost, first, adj, excess, pot,
                     dist, seen, done, via, settled, queue, phase);
         }
+        // Residual arcs into each node (2a into head[a], 2a+1 into tail[a]) and their tails.
+        int[] rinFirst = new int[nodes + 1];
+        for (int a = 0; a < arcs; a++) {
+            rinFirst[head[a] + 1]++;
+            rinFirst[tail[a] + 1]++;
+        }
+        for (int v = 0; v < nodes; v++) {
+            rinFirst[v + 1] += rinFirst[v];
+        }
+        int[] rin = new int[m];
+        int[] from = new int[m];
+        {
+            int[] at = Arrays.copyOf(rinFirst, nodes);
+            for (int v = 0; v < nodes; v++) {
+                for (int i = inFirst[v]; i < inFirst[v + 1]; i++) {
+                    rin[at[v]++] = 2 * inAdj[i];
+                }
+                for (int i = first[v]; i < first[v + 1]; i++) {
+                    rin[at[v]++] = adj[i] + 1;
+                }
+            }
+            for (int a = 0; a < m; a++) {
+                from[a] = to[a ^ 1];
+            }
+        }
         // Then from each node with demand left, Dijkstra backwards over the residual arcs to
         // the nearest node with supply left, and one push along that path. Potentials move by
         // reach - dist on the settled nodes (the mirror of ShortestPathFlow's update), which
@@ -371,15 +396,12 @@ final class UniqueFlow {
                     long pu = pot[u];
                     // residual arcs v -> u: forward arcs into u with room, then the reverse of
                     // arcs out of u carrying flow
-                    int inBase = inFirst[u];
-                    int inEnd = inFirst[u + 1] - inBase;
-                    int outBase = first[u];
-                    for (int i = 0, e = inEnd + first[u + 1] - outBase; i < e; i++) {
-                        int a = i < inEnd ? 2 * inAdj[inBase + i] : adj[outBase + i - inEnd] + 1;
+                    for (int i = rinFirst[u], e = rinFirst[u + 1]; i < e; i++) {
+                        int a = rin[i];
                         if (rcap[a] == 0) {
                             continue;
                         }
-                        int v = to[a ^ 1];
+                        int v = from[a];
                         if (done[v] == phase) {
                             continue;
                         }
