@@ -48,7 +48,7 @@ final class ActiveOptimizer {
         }
         int total = taskList.size();
         boolean balance = strategy == RackStrategy.BALANCE_SUBTOPOLOGY;
-        LexFlow net = new LexFlow(TaskInputException::new);
+        LexFlow net = new LexFlow(TaskInputException::new).uniqueFlowFirst();
         Map<TaskId, Integer> taskNode = new HashMap<>();
         for (TaskId t : taskList) {
             taskNode.put(t, net.addNode());

@@ -51,6 +51,12 @@ final class StandbyOptimizer {
     /** Per task, its cost per rack index, filled on first use ({@link #UNKNOWN}: not yet). */
     private final Map<TaskId, long[]> costs = new HashMap<>();
     private static final long UNKNOWN = Long.MIN_VALUE;
+    /**
+     * The exact graph tries the fast solver only with a perturbation this wide: at 1,000
+     * tasks it fits 8 bits and optima often tie (docs/streams-assignor.md § 6), so the fast
+     * solve would mostly be refused and then add to the time.
+     */
+    private static final int EXACT_MIN_BITS = 12;
 
     private StandbyOptimizer(ClientState[] clients, RackContext ctx, long traffic,
                              long nonOverlap, boolean tagAware) {
@@ -261,7 +267,7 @@ final class StandbyOptimizer {
                         StandbyPlacement.tagClass(clients[c], tagAware)), k -> new ArrayList<>()).add(c);
             }
         }
-        LexFlow net = new LexFlow(TaskInputException::new);
+        LexFlow net = new LexFlow(TaskInputException::new).uniqueFlowFirst();
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];
@@ -426,7 +432,8 @@ final class StandbyOptimizer {
             counts[c] = clients[c].standby.size();
             copies += counts[c];
         }
-        LexFlow net = new LexFlow(TaskInputException::new);
+        LexFlow net = new LexFlow(TaskInputException::new)
+                .uniqueFlowFirst(EXACT_MIN_BITS);
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];

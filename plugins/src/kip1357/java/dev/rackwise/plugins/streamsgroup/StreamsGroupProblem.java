@@ -120,11 +120,23 @@ public final class StreamsGroupProblem {
             byProcess.computeIfAbsent(spec.memberMetadata(m).processId(), k -> new TreeSet<>()).add(m);
         }
         Map<TaskId, Long> endOffsets = endOffsets(spec, ids);
+        // The stateful tasks in order with their end offsets, once for all clients (each
+        // client walks them for its lags).
+        List<TaskId> statefulIds = new ArrayList<>();
+        List<Long> statefulEnds = new ArrayList<>();
+        for (Map.Entry<TaskId, Boolean> t : stateful.entrySet()) {
+            if (t.getValue()) {
+                statefulIds.add(t.getKey());
+                statefulEnds.add(endOffsets.get(t.getKey()));
+            }
+        }
+        TaskId[] statefulOrder = statefulIds.toArray(new TaskId[0]);
+        Long[] ends = statefulEnds.toArray(new Long[0]);
         AssignmentConfigs configs = spec.configs();
         List<String> tags = configs.rackAwareAssignmentTags() == null ? List.of() : configs.rackAwareAssignmentTags();
         boolean tagsDropped = false;
         for (Map.Entry<String, SortedSet<String>> e : byProcess.entrySet()) {
-            ClientSpec c = client(spec, ids, e.getKey(), e.getValue(), stateful, endOffsets);
+            ClientSpec c = client(spec, ids, e.getKey(), e.getValue(), stateful, statefulOrder, ends);
             if (!c.tags().keySet().containsAll(tags)) {
                 tagsDropped = true;
             }
@@ -193,7 +205,8 @@ public final class StreamsGroupProblem {
     }
 
     private static ClientSpec client(GroupSpec spec, SubtopologyIds ids, String processId, SortedSet<String> members,
-                                     SortedMap<TaskId, Boolean> stateful, Map<TaskId, Long> endOffsets) {
+                                     SortedMap<TaskId, Boolean> stateful, TaskId[] statefulOrder,
+                                     Long[] ends) {
         Map<String, Integer> racks = new TreeMap<>();
         SortedMap<String, String> tags = new TreeMap<>();
         SortedSet<TaskId> active = new TreeSet<>();
@@ -234,19 +247,21 @@ public final class StreamsGroupProblem {
         }
         SortedMap<TaskId, Long> lags = new TreeMap<>();
         Set<TaskId> activeSet = new java.util.HashSet<>(active); // membership per task: hashed
-        for (Map.Entry<TaskId, Boolean> t : stateful.entrySet()) {
-            if (!t.getValue()) {
-                continue;
+        boolean anyOffset = !offsets.isEmpty();
+        boolean anyUnknown = !unknown.isEmpty();
+        for (int i = 0; i < statefulOrder.length; i++) {
+            TaskId id = statefulOrder[i];
+            Long end = ends[i];
+            if (end == null && !anyOffset && !anyUnknown) {
+                continue; // lag 0 either way (or a previous active's default)
             }
-            TaskId id = t.getKey();
-            Long end = endOffsets.get(id);
-            Long own = offsets.get(id);
+            Long own = anyOffset ? offsets.get(id) : null;
             long lag;
             if (activeSet.contains(id)) {
                 continue; // the core's default for a previous active: -2, running
             } else if (own != null) {
                 lag = end == null ? 0L : Math.max(0L, end - own);
-            } else if (unknown.contains(id)) {
+            } else if (anyUnknown && unknown.contains(id)) {
                 lag = ClientSpec.LAG_UNKNOWN;
             } else {
                 lag = end == null ? 0L : end;
