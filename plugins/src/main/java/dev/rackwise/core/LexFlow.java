@@ -407,7 +407,7 @@ public final class LexFlow {
                 to[fill[head[a]]++] = tail[a];
             }
         }
-        int[] comp = components(deg, to);
+        int[] comp = StrongComponents.of(nodes, deg, to);
         // per component: its internal free arcs
         int comps = 0;
         for (int v = 0; v < nodes; v++) {
@@ -483,63 +483,6 @@ public final class LexFlow {
                 local[head[ids[j]]] = -1;
             }
         }
-    }
-
-    /** Strongly connected components (Tarjan, iterative) of the graph in CSR form. */
-    private int[] components(int[] deg, int[] to) {
-        int[] index = new int[nodes];
-        int[] low = new int[nodes];
-        int[] comp = new int[nodes];
-        Arrays.fill(index, -1);
-        boolean[] onStack = new boolean[nodes];
-        int[] stack = new int[nodes];
-        int[] call = new int[nodes];
-        int[] next = new int[nodes];
-        int sp = 0;
-        int counter = 0;
-        int comps = 0;
-        for (int root = 0; root < nodes; root++) {
-            if (index[root] >= 0) {
-                continue;
-            }
-            int depth = 0;
-            call[depth++] = root;
-            index[root] = low[root] = counter++;
-            next[root] = deg[root];
-            stack[sp++] = root;
-            onStack[root] = true;
-            while (depth > 0) {
-                int u = call[depth - 1];
-                if (next[u] < deg[u + 1]) {
-                    int v = to[next[u]++];
-                    if (index[v] < 0) {
-                        index[v] = low[v] = counter++;
-                        next[v] = deg[v];
-                        stack[sp++] = v;
-                        onStack[v] = true;
-                        call[depth++] = v;
-                    } else if (onStack[v]) {
-                        low[u] = Math.min(low[u], index[v]);
-                    }
-                } else {
-                    depth--;
-                    if (depth > 0) {
-                        int parent = call[depth - 1];
-                        low[parent] = Math.min(low[parent], low[u]);
-                    }
-                    if (low[u] == index[u]) {
-                        int v;
-                        do {
-                            v = stack[--sp];
-                            onStack[v] = false;
-                            comp[v] = comps;
-                        } while (v != u);
-                        comps++;
-                    }
-                }
-            }
-        }
-        return comp;
     }
 
     private long[] exact(int k, long[] sup, int m, int[] t, int[] h, long[] c, long[] w) {
