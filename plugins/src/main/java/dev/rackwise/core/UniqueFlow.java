@@ -227,49 +227,16 @@ final class UniqueFlow {
             pot[v] = done[v] == phase ? -dist[v] : -(BOUND / 4);
         }
         {
-            boolean[] dead = new boolean[nodes];
-            int[] stack = new int[nodes + 1];
-            int[] next = new int[nodes];
+            TightPaths paths = new TightPaths(nodes, first, adj, to, rcap, rcost, pot, excess);
+            int[] stack = paths.stack;
             for (int s = 0; s < nodes; s++) {
-                while (excess[s] > 0 && !dead[s]) {
-                    int depth = 0;
-                    int u = s;
-                    next[s] = first[s];
-                    int found = -1;
-                    while (true) {
-                        if (excess[u] < 0) {
-                            found = u;
-                            break;
-                        }
-                        boolean advanced = false;
-                        for (; next[u] < first[u + 1]; next[u]++) {
-                            int a = adj[next[u]];
-                            int v = to[a];
-                            if (rcap[a] > 0 && !dead[v] && rcost[a] + pot[u] - pot[v] == 0) {
-                                stack[depth++] = a;
-                                u = v;
-                                next[v] = first[v];
-                                advanced = true;
-                                break;
-                            }
-                        }
-                        if (!advanced) {
-                            dead[u] = true;
-                            if (depth == 0) {
-                                break;
-                            }
-                            depth--;
-                            u = to[stack[depth] ^ 1];
-                            next[u]++;
-                        }
-                    }
+                while (paths.open(s)) {
+                    int found = paths.find(s);
                     if (found < 0) {
                         break;
                     }
-                    long push = Math.min(excess[s], -excess[found]);
-                    for (int i = 0; i < depth; i++) {
-                        push = Math.min(push, rcap[stack[i]]);
-                    }
+                    int depth = paths.depth;
+                    long push = paths.room(s, found);
                     for (int i = 0; i < depth; i++) {
                         rcap[stack[i]] -= push;
                         rcap[stack[i] ^ 1] += push;
