@@ -296,9 +296,11 @@ final class Instance {
         int[] leaderKeyOf = contentIds(ip.leaders);
         TypeTable typeTable = new TypeTable();
         int[] ownedCount = new int[n + 1];
-        int lastOwner = -1;
-        int lastClass = -1;
-        boolean lastKeeps = false;
+        // Whether member o may keep a partition of class keepClass[o] (a partition of a class it
+        // lacks goes back to the pool): one search per member and topic, not per partition.
+        int[] keepClass = new int[n];
+        Arrays.fill(keepClass, -1);
+        boolean[] keeps = new boolean[n];
         double w0 = 0;
         boolean same = true;
         double sum = 0;
@@ -323,12 +325,11 @@ final class Instance {
                 int o = ip.pOwner[q];
                 o = o >= 0 ? sortedOf[o] : o == IndexedProblem.GONE ? LOST_OWNER : NO_OWNER;
                 pOwner[p] = o;
-                if (o >= 0 && (o != lastOwner || c != lastClass)) { // runs of one owner are common
-                    lastOwner = o;
-                    lastClass = c;
-                    lastKeeps = Arrays.binarySearch(memberClasses[o], c) >= 0;
+                if (o >= 0 && keepClass[o] != c) {
+                    keepClass[o] = c;
+                    keeps[o] = Arrays.binarySearch(memberClasses[o], c) >= 0;
                 }
-                pKeeper[p] = o >= 0 && lastKeeps ? o : NO_OWNER;
+                pKeeper[p] = o >= 0 && keeps[o] ? o : NO_OWNER;
                 if (pKeeper[p] >= 0) {
                     ownedCount[o + 1]++;
                 }

@@ -182,19 +182,21 @@ public final class BrokerProblem {
         int[] currentSizes = new int[n];
         for (int k = 0; k < n; k++) {
             current[k] = spec.memberAssignment(memberIds[k]);
-            for (Map.Entry<Uuid, Set<Integer>> e : current[k].partitions().entrySet()) {
-                currentSizes[k] += e.getValue().size();
-                Integer t = topicIndex.get(e.getKey());
+            int member = k;
+            // forEach walks the map's own table (no iterator per member)
+            current[k].partitions().forEach((id, held) -> {
+                currentSizes[member] += held.size();
+                Integer t = topicIndex.get(id);
                 if (t == null || t < 0) {
-                    continue;
+                    return;
                 }
                 int count = counts.get(t);
-                for (int p : e.getValue()) {
+                for (int p : held) {
                     if (p >= 0 && p < count) {
-                        b.owner(t, p, k);
+                        b.owner(t, p, member);
                     }
                 }
-            }
+            });
         }
         return new Indexed(b.build(), ids.toArray(new Uuid[0]), current, currentSizes);
     }
