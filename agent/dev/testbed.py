@@ -124,7 +124,10 @@ class Testbed:
             raise TestbedError(f"no plug-in jar in an installed package: {paths.PLUGIN_JAR_HINT}")
         if not self.plugin_jar.is_file():
             raise TestbedError(f"no plug-in jar at {self.plugin_jar}: build it with `make plugins`")
-        return f"{self.libs}/*{os.pathsep}{self.plugin_jar}"
+        # The brokers' own copy, taken at up(): a jar rebuilt while they run (a test session
+        # building a stale jar) must not change the classes under them (NoClassDefFoundError).
+        copy = self.dir / "plugins" / self.plugin_jar.name
+        return f"{self.libs}/*{os.pathsep}{copy if copy.is_file() else self.plugin_jar}"
 
     def _props(self, node: Node) -> Path:
         return self.dir / f"node{node.node_id}.properties"
@@ -327,8 +330,10 @@ class Testbed:
                 f"port(s) {', '.join(map(str, busy))} on {HOST} are in use by another program: stop it, "
                 "or choose other ports with RACKWISE_TESTBED_PORT_BASE "
                 f"(e.g. {self.nodes[0].client_port + 1000})")
-        for sub in ("data", "logs", "pids"):
+        for sub in ("data", "logs", "pids", "plugins"):
             (self.dir / sub).mkdir(parents=True, exist_ok=True)
+        if self.plugins and self.plugin_jar is not None and self.plugin_jar.is_file():
+            shutil.copyfile(self.plugin_jar, self.dir / "plugins" / self.plugin_jar.name)
         cid = self._cluster_id()
         (self.dir / "kafka.version").write_text(self.version + "\n")
         self._log(f"Apache Kafka {self.version} from {self.libs}")
