@@ -28,7 +28,6 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent.dev import brokerassignors, kafkaversion, paths, procs
 from agent.dev.errors import TestbedError as TestbedError  # its callers catch it from here
@@ -124,8 +123,7 @@ class Testbed:
             raise TestbedError(f"no plug-in jar in an installed package: {paths.PLUGIN_JAR_HINT}")
         if not self.plugin_jar.is_file():
             raise TestbedError(f"no plug-in jar at {self.plugin_jar}: build it with `make plugins`")
-        # The brokers' own copy, taken at up(): a jar rebuilt while they run (a test session
-        # building a stale jar) must not change the classes under them (NoClassDefFoundError).
+        # the brokers' own copy, taken at up(): a rebuilt jar never changes classes under them
         copy = self.dir / "plugins" / self.plugin_jar.name
         return f"{self.libs}/*{os.pathsep}{copy if copy.is_file() else self.plugin_jar}"
 
@@ -372,30 +370,27 @@ class Testbed:
     def _wait_ready(self, timeout: float, quiet: bool = False) -> bool:
         from confluent_kafka.admin import AdminClient
 
-        # Closed on this thread: a describe left pending by a timeout would otherwise finish
-        # on librdkafka's thread, and a handle collected there aborts the process.
+        deadline = time.monotonic() + timeout
+        # closed on this thread: see "Close librdkafka clients" in docs/development.md
         with AdminClient({"bootstrap.servers": self.bootstrap, "socket.connection.setup.timeout.ms": 3000,
                           "logger": _SilentLogger()}) as admin:  # type: ignore[dict-item]
-            return self._poll_ready(admin, time.monotonic() + timeout, quiet)
-
-    def _poll_ready(self, admin: Any, deadline: float, quiet: bool) -> bool:
-        while time.monotonic() < deadline:
-            dead = [n.node_id for n in self.nodes if self._pid(n) is None]
-            if dead:
-                if not quiet:
-                    self._log(f"node(s) {dead} exited during start-up")
-                return False
-            try:
-                cluster = admin.describe_cluster(request_timeout=5).result(timeout=10)
-                racks = {node.id: node.rack for node in cluster.nodes}
-                if len(racks) == 3 and all(racks[n.node_id] for n in self.nodes
-                                           if self._expects_rack(n) and n.node_id in racks):
-                    # The group coordinator needs a leader for __consumer_offsets; the first
-                    # consumer creates it, which is fast with 3 partitions.
-                    return True
-            except Exception:  # noqa: BLE001 - not up yet; keep polling until the deadline
-                pass
-            time.sleep(1.0)
+            while time.monotonic() < deadline:
+                dead = [n.node_id for n in self.nodes if self._pid(n) is None]
+                if dead:
+                    if not quiet:
+                        self._log(f"node(s) {dead} exited during start-up")
+                    return False
+                try:
+                    cluster = admin.describe_cluster(request_timeout=5).result(timeout=10)
+                    racks = {node.id: node.rack for node in cluster.nodes}
+                    if len(racks) == 3 and all(racks[n.node_id] for n in self.nodes
+                                               if self._expects_rack(n) and n.node_id in racks):
+                        # The group coordinator needs a leader for __consumer_offsets; the first
+                        # consumer creates it, which is fast with 3 partitions.
+                        return True
+                except Exception:  # noqa: BLE001 - not up yet; keep polling until the deadline
+                    pass
+                time.sleep(1.0)
         return False
 
     def _log_tail(self, lines: int = 15) -> str:
