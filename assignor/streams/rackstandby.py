@@ -10,8 +10,8 @@ can reach without tags, so our cost is never higher.
 
 The flow first runs on an aggregated graph (task -> (rack, class) group -> client); that is
 a relaxation, and when its solution can be split into distinct clients per task (greedy,
-almost always) it is optimal for the exact problem. Otherwise the exact task x client graph
-is solved.
+repaired by augmenting paths where it gets stuck) it is optimal for the exact problem. Only
+when no split exists is the exact task x client graph solved.
 
 Example: standby of 0_0 (changelog in az2) on x@az1 and of 0_1 (changelog in az1) on y@az2:
 swapping them saves 2 x traffic_cost for 2 x non_overlap_cost.
@@ -226,8 +226,13 @@ def _split(
     placement: dict[TaskId, list[str]],
     active_of: Mapping[TaskId, str],
 ) -> bool:
-    """Give each task its copies on distinct clients of the group (largest quota first)."""
-    heap = [(-q, clients[p].key, p) for p, q in quota.items() if q > 0]
+    """Give each task its copies on distinct clients of the group: tasks by (most copies,
+    task), each copy to the client with the most quota left (then client order) that holds
+    no copy of the task and not its active. Where none is left, an augmenting path
+    (:func:`_repair`) makes room; the split fails only when no split exists."""
+    left = dict(quota)
+    given: dict[str, list[TaskId]] = {pid: [] for pid in quota}
+    heap = [(-q, clients[p].key, p) for p, q in left.items() if q > 0]
     heapq.heapify(heap)
     for task, units in sorted(demand, key=lambda d: (-d[1], d[0])):
         banned = set(placement.get(task, ())) | {active_of.get(task, "")}
@@ -236,14 +241,74 @@ def _split(
         while len(taken) < units and heap:
             item = heapq.heappop(heap)
             (taken if item[2] not in banned else skipped).append(item)
-        if len(taken) < units:
-            return False
         for neg, key, pid in taken:
             placement.setdefault(task, []).append(pid)
+            given[pid].append(task)
+            left[pid] -= 1
             if neg + 1 < 0:
                 skipped.append((neg + 1, key, pid))
         for item in skipped:
             heapq.heappush(heap, item)
+        if len(taken) < units:
+            for _ in range(units - len(taken)):
+                if not _repair(task, list(quota), left, given, placement, active_of):
+                    return False
+            heap = [(-q, clients[p].key, p) for p, q in left.items() if q > 0]
+            heapq.heapify(heap)
+    return True
+
+
+def _repair(
+    task: TaskId,
+    members: list[str],
+    left: dict[str, int],
+    given: dict[str, list[TaskId]],
+    placement: dict[TaskId, list[str]],
+    active_of: Mapping[TaskId, str],
+) -> bool:
+    """One more copy of ``task`` in the group, by the shortest augmenting path (Kuhn's):
+    breadth first from the task over the group's clients (client order) that may take it;
+    from a reached client, each task the split gave it (in the order given) may move to an
+    unreached client that may take that task (client order). The first reached client with
+    quota left ends the search; every task on the path moves one step and ``task`` takes
+    the first client. Every copy routed to a group costs the same on any of its clients, so
+    the repair keeps the flow's cost. False when no path exists (no split exists)."""
+
+    def may_take(t: TaskId, pid: str) -> bool:
+        return pid != active_of.get(t) and pid not in placement.get(t, ())
+
+    parent: dict[str, tuple[str, TaskId] | None] = {}
+    queue: list[str] = []
+    for pid in members:
+        if may_take(task, pid):
+            parent[pid] = None
+            queue.append(pid)
+    end: str | None = None
+    head = 0
+    while head < len(queue) and end is None:
+        here = queue[head]
+        head += 1
+        if left[here] > 0:
+            end = here
+            break
+        for moved in given[here]:
+            for pid in members:
+                if pid not in parent and may_take(moved, pid):
+                    parent[pid] = (here, moved)
+                    queue.append(pid)
+    if end is None:
+        return False
+    left[end] -= 1
+    node = end
+    while (step := parent[node]) is not None:
+        src, moved = step
+        given[src].remove(moved)
+        given[node].append(moved)
+        copies = placement[moved]
+        copies[copies.index(src)] = node
+        node = src
+    given[node].append(task)
+    placement.setdefault(task, []).append(node)
     return True
 
 

@@ -23,7 +23,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from agent.dev import kafkaversion
+from agent.dev import kafkaversion, paths
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,17 +135,16 @@ def run(project: str | Path, main_class: str, *args: str, stdin: str | bytes | N
     return proc
 
 
-PLUGIN_JAR = ROOT / "plugins" / "target" / "rackwise-plugins.jar"
-
-
 def run_json_lines(project: str, main_class: str, problems: list[dict[str, Any]], *,
                    timeout: float = 600, heap: str = "-Xmx1g") -> list[dict[str, Any]]:
-    """Run a parity harness on the plug-in jar ``make plugins`` built: one JSON line per
-    problem in, one answer per problem out, in order, all in one JVM."""
-    if not PLUGIN_JAR.exists():
-        raise JavaBuildError(f"{PLUGIN_JAR} is missing: `make plugins` builds it")
+    """Run a parity harness on the plug-in jar (``RACKWISE_PLUGIN_JAR``, else the one ``make
+    plugins`` built): one JSON line per problem in, one answer per problem out, in order, all
+    in one JVM."""
+    jar = paths.plugin_jar() or ROOT / "plugins" / "target" / "rackwise-plugins.jar"
+    if not jar.exists():
+        raise JavaBuildError(f"{jar} is missing: `make plugins` builds it")
     java = _require("java")
-    cp = os.pathsep.join([classpath(project), str(PLUGIN_JAR)])
+    cp = os.pathsep.join([classpath(project), str(jar)])
     data = "".join(json.dumps(p, separators=(",", ":")) + "\n" for p in problems).encode()
     proc = subprocess.run([java, heap, "-cp", cp, main_class], input=data, capture_output=True,
                           timeout=timeout)

@@ -10,6 +10,7 @@ import random
 import networkx as nx
 import pytest
 
+from assignor.streams import rackstandby
 from assignor.streams.rack import RackContext, solve_active, standby_tie_break
 from assignor.streams.rackstandby import optimize_standby
 from assignor.streams.state import ClientState
@@ -180,3 +181,70 @@ def test_tie_break_gives_least_standby_traffic_when_standbys_are_forced(case: in
         key = (cost(placement), standby_traffic(placement))
         best = key if best is None or key < best else best
     assert best == (sol.cost, standby_traffic(sol.owner))
+
+
+def _split_clients(n: int) -> dict[str, ClientState]:
+    return {f"c{i}": ClientState(f"c{i}", 1, "r0") for i in range(n)}
+
+
+def test_split_repairs_a_stuck_greedy_by_an_augmenting_path() -> None:
+    # Two clients with one copy of quota each. 0_0 goes first (same copies, task order) and
+    # takes c0 (most quota, then client order); 0_1's active is on c1, so the greedy is stuck.
+    # The repair moves 0_0 to c1 and gives c0 to 0_1.
+    clients = _split_clients(2)
+    s, t = TaskId(0, 0), TaskId(0, 1)
+    placement: dict[TaskId, list[str]] = {}
+    ok = rackstandby._split(("r0", ()), [(s, 1), (t, 1)], {"c0": 1, "c1": 1}, clients,
+                            placement, {t: "c1"})
+    assert ok
+    assert placement == {s: ["c1"], t: ["c0"]}
+
+
+def test_split_fails_only_when_no_split_exists() -> None:
+    clients = _split_clients(2)
+    t = TaskId(0, 0)
+    # two copies of one task, but one of the two clients runs its active
+    assert not rackstandby._split(("r0", ()), [(t, 2)], {"c0": 1, "c1": 1}, clients, {},
+                                  {t: "c1"})
+
+
+@pytest.mark.parametrize("case", range(200))
+def test_split_succeeds_exactly_when_a_split_exists(case: int) -> None:
+    seed = SEED * 7 + case
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    clients = _split_clients(rng.randint(2, 7))
+    members = sorted(clients)
+    tasks = [TaskId(0, p) for p in range(rng.randint(1, 9))]
+    active_of = {t: rng.choice(members) for t in tasks if rng.random() < 0.7}
+    placement = {t: [p] for t in tasks if rng.random() < 0.4
+                 for p in [rng.choice(members)] if p != active_of.get(t)}
+    demand = [(t, rng.randint(1, 3)) for t in tasks if rng.random() < 0.8]
+    copies = sum(u for _, u in demand)
+    quota = dict.fromkeys(members, 0)
+    for _ in range(copies):
+        quota[rng.choice(members)] += 1
+    # independent check: a max flow task -> allowed client (capacity 1) -> sink (quota)
+    g = nx.DiGraph()
+    for t, units in demand:
+        g.add_edge("s", ("t", t), capacity=units)
+        for p in members:
+            if p != active_of.get(t) and p not in placement.get(t, []):
+                g.add_edge(("t", t), ("c", p), capacity=1)
+    for p in members:
+        g.add_edge(("c", p), "sink", capacity=quota[p])
+    exists = copies == 0 or ("s" in g and nx.maximum_flow_value(g, "s", "sink") == copies)
+    before = {t: list(ps) for t, ps in placement.items()}
+    ok = rackstandby._split(("r0", ()), demand, quota, clients, placement, active_of)
+    assert ok == exists
+    if ok:
+        given = {p: 0 for p in members}
+        for t, ps in placement.items():
+            assert len(set(ps)) == len(ps), f"two copies of {t} on one client"
+            assert active_of.get(t) not in ps
+            assert set(before.get(t, [])) <= set(ps)
+            for p in set(ps) - set(before.get(t, [])):
+                given[p] += 1
+        assert given == quota
+        assert {t: len(ps) - len(before.get(t, [])) for t, ps in placement.items()
+                if len(ps) > len(before.get(t, []))} == {t: u for t, u in demand}

@@ -18,8 +18,9 @@ import java.util.TreeMap;
  * one client, never a standby beside its active and (tag-aware) every copy inside its tag
  * class, minimising changelog traffic plus {@code non_overlap_cost} per copy on a new client.
  *
- * <p>First an aggregated graph (task copies → (rack, class) group → client), split greedily
- * into distinct clients per task; when the split fails, the exact task × client graph.
+ * <p>First an aggregated graph (task copies → (rack, class) group → client), split into
+ * distinct clients per task (greedily, repaired by augmenting paths where it gets stuck);
+ * only when no split exists, the exact task × client graph.
  *
  * <p>Example: a standby of 0_0 (changelog in az2) on x in az1 and one of 0_1 (changelog in
  * az1) on y in az2: swapping them saves 2 · traffic_cost for 2 · non_overlap_cost.
@@ -377,19 +378,21 @@ final class StandbyOptimizer {
         return placement;
     }
 
-    /** Gives each task its copies on distinct clients of one group, largest quota first. */
+    /**
+     * Gives each task its copies on distinct clients of one group: tasks by (most copies,
+     * task), each copy to the client with the most quota left (then client order) that holds
+     * no copy of the task and not its active. Where none is left, an augmenting path
+     * ({@link #repair}) makes room; false only when no split exists.
+     */
     private boolean split(List<Object[]> demand, Map<Integer, Long> quota,
                           Map<TaskId, List<Integer>> placement, Map<TaskId, Integer> activeOf) {
+        Map<Integer, Long> left = new LinkedHashMap<>(quota);
+        Map<Integer, List<TaskId>> given = new HashMap<>();
+        for (int c : quota.keySet()) {
+            given.put(c, new ArrayList<>());
+        }
         // entries: {-quota, rank (= client index)}
-        PriorityQueue<long[]> heap = new PriorityQueue<>((a, b) -> {
-            int c = Long.compare(a[0], b[0]);
-            return c != 0 ? c : Long.compare(a[1], b[1]);
-        });
-        quota.forEach((c, q) -> {
-            if (q > 0) {
-                heap.add(new long[] {-q, c});
-            }
-        });
+        PriorityQueue<long[]> heap = quotaHeap(left);
         List<Object[]> sorted = new ArrayList<>(demand);
         sorted.sort((a, b) -> {
             int c = Long.compare((Long) b[1], (Long) a[1]);
@@ -409,17 +412,103 @@ final class StandbyOptimizer {
                 long[] item = heap.poll();
                 (banned.contains((int) item[1]) ? skipped : taken).add(item);
             }
-            if (taken.size() < units) {
-                return false;
-            }
             for (long[] item : taken) {
-                placement.computeIfAbsent(task, k -> new ArrayList<>()).add((int) item[1]);
+                int c = (int) item[1];
+                placement.computeIfAbsent(task, k -> new ArrayList<>()).add(c);
+                given.get(c).add(task);
+                left.merge(c, -1L, Long::sum);
                 if (item[0] + 1 < 0) {
                     skipped.add(new long[] {item[0] + 1, item[1]});
                 }
             }
             heap.addAll(skipped);
+            if (taken.size() < units) {
+                List<Integer> members = new ArrayList<>(quota.keySet());
+                for (long k = taken.size(); k < units; k++) {
+                    if (!repair(task, members, left, given, placement, activeOf)) {
+                        return false;
+                    }
+                }
+                heap = quotaHeap(left);
+            }
         }
+        return true;
+    }
+
+    private static PriorityQueue<long[]> quotaHeap(Map<Integer, Long> left) {
+        PriorityQueue<long[]> heap = new PriorityQueue<>((a, b) -> {
+            int c = Long.compare(a[0], b[0]);
+            return c != 0 ? c : Long.compare(a[1], b[1]);
+        });
+        left.forEach((c, q) -> {
+            if (q > 0) {
+                heap.add(new long[] {-q, c});
+            }
+        });
+        return heap;
+    }
+
+    private static boolean mayTake(TaskId task, int c, Map<TaskId, List<Integer>> placement,
+                                   Map<TaskId, Integer> activeOf) {
+        Integer act = activeOf.get(task);
+        return (act == null || act != c) && !placement.getOrDefault(task, List.of()).contains(c);
+    }
+
+    /**
+     * One more copy of {@code task} in the group, by the shortest augmenting path (Kuhn's):
+     * breadth first from the task over the group's clients (client order) that may take it;
+     * from a reached client, each task the split gave it (in the order given) may move to an
+     * unreached client that may take that task (client order). The first reached client with
+     * quota left ends the search; every task on the path moves one step and {@code task}
+     * takes the first client. A copy routed to a group costs the same on any of its clients,
+     * so the repair keeps the flow's cost. False when no path exists (then no split exists).
+     */
+    private static boolean repair(TaskId task, List<Integer> members, Map<Integer, Long> left,
+                                  Map<Integer, List<TaskId>> given,
+                                  Map<TaskId, List<Integer>> placement,
+                                  Map<TaskId, Integer> activeOf) {
+        Map<Integer, Integer> parentClient = new HashMap<>();
+        Map<Integer, TaskId> parentTask = new HashMap<>();
+        List<Integer> queue = new ArrayList<>();
+        for (int c : members) {
+            if (mayTake(task, c, placement, activeOf)) {
+                parentClient.put(c, -1);
+                queue.add(c);
+            }
+        }
+        int end = -1;
+        for (int head = 0; head < queue.size() && end < 0; head++) {
+            int here = queue.get(head);
+            if (left.get(here) > 0) {
+                end = here;
+                break;
+            }
+            for (TaskId moved : given.get(here)) {
+                for (int c : members) {
+                    if (!parentClient.containsKey(c) && mayTake(moved, c, placement, activeOf)) {
+                        parentClient.put(c, here);
+                        parentTask.put(c, moved);
+                        queue.add(c);
+                    }
+                }
+            }
+        }
+        if (end < 0) {
+            return false;
+        }
+        left.merge(end, -1L, Long::sum);
+        int node = end;
+        while (parentClient.get(node) >= 0) {
+            int src = parentClient.get(node);
+            TaskId moved = parentTask.get(node);
+            given.get(src).remove(moved);
+            given.get(node).add(moved);
+            List<Integer> copies = placement.get(moved);
+            copies.set(copies.indexOf(src), node);
+            node = src;
+        }
+        given.get(node).add(task);
+        placement.computeIfAbsent(task, k -> new ArrayList<>()).add(node);
         return true;
     }
 
