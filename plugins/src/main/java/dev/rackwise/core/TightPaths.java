@@ -8,6 +8,12 @@ package dev.rackwise.core;
  * shrink during the start). Each path has reduced cost 0, so it is a shortest path, and the
  * pushes are successive shortest paths, only cheaper.
  *
+ * <p>Each node keeps its place in its arc list from one search to the next (a current-arc
+ * pointer): an arc passed over once stays unusable for the rest of the start, since forward
+ * capacities only shrink, dead nodes stay dead and the potentials do not change. So the start
+ * costs the arcs once plus the length of each path, not a rescan of a busy node's arcs for
+ * every path through it; it finds the same paths as a rescan would.
+ *
  * <p>The residual network is the solvers' own: arc {@code 2a} forward, {@code 2a + 1} back,
  * node {@code u}'s forward arcs at {@code adj[first[u]] .. adj[first[u + 1] - 1]}. The caller
  * applies the push (it keeps books of its own on the arcs that gain room).
@@ -36,7 +42,7 @@ final class TightPaths {
         this.pot = pot;
         this.excess = excess;
         this.dead = new boolean[nodes];
-        this.next = new int[nodes];
+        this.next = java.util.Arrays.copyOf(first, nodes);
         this.stack = new int[nodes + 1];
     }
 
@@ -49,7 +55,6 @@ final class TightPaths {
     int find(int s) {
         depth = 0;
         int u = s;
-        next[s] = first[s];
         while (true) {
             if (excess[u] < 0) {
                 return u;
@@ -61,7 +66,6 @@ final class TightPaths {
                 if (rcap[a] > 0 && !dead[v] && rcost[a] + pot[u] - pot[v] == 0) {
                     stack[depth++] = a;
                     u = v;
-                    next[v] = first[v];
                     advanced = true;
                     break;
                 }
