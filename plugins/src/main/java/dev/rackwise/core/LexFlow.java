@@ -383,36 +383,9 @@ public final class LexFlow {
      */
     private void secondStage(int[] free, int nFree) {
         // residual graph of the free arcs: u -> v while below capacity, v -> u while carrying
-        int[] deg = new int[nodes + 1];
-        for (int i = 0; i < nFree; i++) {
-            int a = free[i];
-            if (flows[a] < cap[a]) {
-                deg[tail[a] + 1]++;
-            }
-            if (flows[a] > 0) {
-                deg[head[a] + 1]++;
-            }
-        }
-        for (int v = 0; v < nodes; v++) {
-            deg[v + 1] += deg[v];
-        }
-        int[] fill = Arrays.copyOf(deg, nodes);
-        int[] to = new int[deg[nodes]];
-        for (int i = 0; i < nFree; i++) {
-            int a = free[i];
-            if (flows[a] < cap[a]) {
-                to[fill[tail[a]]++] = head[a];
-            }
-            if (flows[a] > 0) {
-                to[fill[head[a]]++] = tail[a];
-            }
-        }
-        int[] comp = StrongComponents.of(nodes, deg, to);
+        int[] comp = StrongComponents.ofResidual(nodes, free, nFree, tail, head, cap, flows);
         // per component: its internal free arcs
-        int comps = 0;
-        for (int v = 0; v < nodes; v++) {
-            comps = Math.max(comps, comp[v] + 1);
-        }
+        int comps = StrongComponents.count(comp);
         int[] count = new int[comps + 1];
         for (int i = 0; i < nFree; i++) {
             int a = free[i];

@@ -8,6 +8,50 @@ final class StrongComponents {
     }
 
     /**
+     * The components of the residual graph of the arcs {@code arcs[0 .. n)}: arc {@code a}
+     * gives {@code tail[a] -> head[a]} while {@code flows[a] < cap[a]} and {@code head[a] ->
+     * tail[a]} while {@code flows[a] > 0}. Each node's successors in the order of
+     * {@code arcs}; numbered as {@link #of}.
+     */
+    static int[] ofResidual(int nodes, int[] arcs, int n, int[] tail, int[] head, long[] cap,
+                            long[] flows) {
+        int[] deg = new int[nodes + 1];
+        for (int i = 0; i < n; i++) {
+            int a = arcs[i];
+            if (flows[a] < cap[a]) {
+                deg[tail[a] + 1]++;
+            }
+            if (flows[a] > 0) {
+                deg[head[a] + 1]++;
+            }
+        }
+        for (int v = 0; v < nodes; v++) {
+            deg[v + 1] += deg[v];
+        }
+        int[] fill = Arrays.copyOf(deg, nodes);
+        int[] to = new int[deg[nodes]];
+        for (int i = 0; i < n; i++) {
+            int a = arcs[i];
+            if (flows[a] < cap[a]) {
+                to[fill[tail[a]]++] = head[a];
+            }
+            if (flows[a] > 0) {
+                to[fill[head[a]]++] = tail[a];
+            }
+        }
+        return of(nodes, deg, to);
+    }
+
+    /** The number of components in {@code comp} (one more than its largest number). */
+    static int count(int[] comp) {
+        int comps = 0;
+        for (int c : comp) {
+            comps = Math.max(comps, c + 1);
+        }
+        return comps;
+    }
+
+    /**
      * The component of each node, numbered in the order Tarjan's algorithm closes them
      * (iterative, roots in node order). The graph is in CSR form: node {@code v}'s successors
      * are {@code to[deg[v]] .. to[deg[v + 1] - 1]}.

@@ -67,8 +67,9 @@ final class UniqueFlow {
                 return false;
             }
         }
-        // Tight residual arcs, as CSR: 2a for a forward (room left), 2a+1 for a backward one.
-        int[] deg = new int[nodes + 1];
+        // The tight arcs (reduced cost 0); their residual graph's components below.
+        int[] tight = new int[arcs];
+        int nTight = 0;
         for (int a = 0; a < arcs; a++) {
             long f = flows[a];
             if (f < 0 || f > cap[a]) {
@@ -77,55 +78,29 @@ final class UniqueFlow {
             net[tail[a]] -= f;
             net[head[a]] += f;
             long reduced = cost[a] + pot[tail[a]] - pot[head[a]];
-            if (f < cap[a]) {
-                if (reduced < 0) {
-                    return false;
-                }
-                if (reduced == 0) {
-                    deg[tail[a] + 1]++;
-                }
+            if (f < cap[a] && reduced < 0 || f > 0 && reduced > 0) {
+                return false;
             }
-            if (f > 0) {
-                if (reduced > 0) {
-                    return false;
-                }
-                if (reduced == 0) {
-                    deg[head[a] + 1]++;
-                }
+            if (reduced == 0) {
+                tight[nTight++] = a;
             }
         }
         for (int v = 0; v < nodes; v++) {
             if (net[v] != 0) {
                 return false;
             }
-            deg[v + 1] += deg[v];
         }
-        int[] fill = Arrays.copyOf(deg, nodes);
-        int[] to = new int[deg[nodes]];
-        for (int a = 0; a < arcs; a++) {
-            if (cost[a] + pot[tail[a]] - pot[head[a]] != 0) {
-                continue;
-            }
-            if (flows[a] < cap[a]) {
-                to[fill[tail[a]]++] = head[a];
-            }
-            if (flows[a] > 0) {
-                to[fill[head[a]]++] = tail[a];
-            }
-        }
-        int[] comp = StrongComponents.of(nodes, deg, to);
-        int comps = 0;
-        for (int v = 0; v < nodes; v++) {
-            comps = Math.max(comps, comp[v] + 1);
-        }
+        int[] comp = StrongComponents.ofResidual(nodes, tight, nTight, tail, head, cap, flows);
+        int comps = StrongComponents.count(comp);
         int[] size = new int[comps];
         int[] twoWay = new int[comps];
         for (int v = 0; v < nodes; v++) {
             size[comp[v]]++;
         }
-        for (int a = 0; a < arcs; a++) {
+        for (int i = 0; i < nTight; i++) {
+            int a = tight[i];
             int c = comp[tail[a]];
-            if (c != comp[head[a]] || cost[a] + pot[tail[a]] - pot[head[a]] != 0) {
+            if (c != comp[head[a]]) {
                 continue;
             }
             boolean forward = flows[a] < cap[a];
