@@ -86,10 +86,15 @@ java: python-deps plugins-test
 # Every tier: unit, property, java parity, integration (real 3-broker KRaft), spark (real
 # local Spark), and the bounded chaos suite. The testbed is started once by the session
 # fixture and stopped at the end. pytest's exit code 5 (no tests ran) fails like any other.
+# Native code's stderr (librdkafka's own assertions) goes to .cache/native-stderr.log, whose end
+# is printed if pytest dies without its summary (tests/conftest.py, docs/development.md).
 test: setup java
 	@rm -f .cache/pytest-current-test
-	$(BIN)/python -m pytest -p no:cacheprovider --durations=30 $(PYTEST_ARGS) || { rc=$$?; \
+	RACKWISE_NATIVE_STDERR=$(CURDIR)/.cache/native-stderr.log \
+	  $(BIN)/python -m pytest -p no:cacheprovider --capture=sys --durations=30 $(PYTEST_ARGS) || { rc=$$?; \
 	  test -f .cache/pytest-current-test && echo "pytest exited $$rc during or after: $$(cat .cache/pytest-current-test)"; \
+	  if [ $$rc -gt 1 ] && [ -f .cache/native-stderr.log ]; then \
+	    echo "--- the end of native stderr (.cache/native-stderr.log):"; tail -n 40 .cache/native-stderr.log; fi; \
 	  exit $$rc; }
 
 test-fast: python-deps

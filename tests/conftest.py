@@ -17,6 +17,10 @@ import pytest
 
 # The test running now: `make test` prints it when pytest dies without a summary.
 CURRENT_TEST = Path(os.environ.get("RACKWISE_CURRENT_TEST_FILE", ".cache/pytest-current-test"))
+# Where native code's stderr goes (librdkafka's assertions and logs), when set: `make test`
+# sets it and prints the file's end when pytest dies of a signal.
+NATIVE_STDERR = os.environ.get("RACKWISE_NATIVE_STDERR")
+_SAVED_STDERR: list[int] = []
 FULL_GC_EVERY = 50
 _RUNS = [0]
 
@@ -80,7 +84,39 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  #
         gc.enable()
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    _native_stderr_to_file(config)
+    _hypothesis_profile()
+
+
+def _native_stderr_to_file(config: pytest.Config) -> None:
+    """With RACKWISE_NATIVE_STDERR and ``--capture=sys``, file descriptor 2 goes to that file.
+
+    pytest's default ``--capture=fd`` keeps a test's fd-2 output in an unlinked temporary file,
+    so when librdkafka aborts the process (``*** file:line:function: assert: ... ***`` on fd 2)
+    its message dies with it. `make test` captures at the sys level instead and points fd 2 at a
+    file that outlives the process. Runs after pytest's faulthandler has kept its own copy of
+    the real stderr, so a crash's Python tracebacks still reach the terminal.
+    """
+    if not NATIVE_STDERR or config.getoption("capture", "fd") != "sys":
+        return
+    path = Path(NATIVE_STDERR)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+    _SAVED_STDERR.append(os.dup(2))
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _SAVED_STDERR:
+        saved = _SAVED_STDERR.pop()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _hypothesis_profile() -> None:
     # One hypothesis profile for the whole suite: no wall-clock deadlines (the machine is
     # shared with three brokers and Spark), and every failure prints how to reproduce it.
     from hypothesis import HealthCheck, settings

@@ -15,9 +15,11 @@ allocation, so the first callback on the background thread meets the garbage.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -70,3 +72,32 @@ def test_a_client_left_in_a_cycle_with_a_request_pending_aborts_the_process() ->
 def test_closing_on_the_owning_thread_or_collecting_there_survives(policy: str) -> None:
     done = _run(policy)
     assert done.returncode == 0 and "survived" in done.stdout, (done.returncode, done.stderr[-800:])
+
+
+PROBE = textwrap.dedent('''
+    import gc, subprocess, sys
+
+
+    def test_librdkafka_aborts_inside_a_test():
+        # the abort above, inside pytest: gc back on during the test, and the same script
+        gc.enable()
+        exec(compile(SCRIPT, "script", "exec"), {"__name__": "probe"})
+''')
+
+
+def test_a_native_abort_inside_pytest_keeps_librdkafkas_message(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`make test`'s capture (``--capture=sys`` and RACKWISE_NATIVE_STDERR, tests/conftest.py):
+    when librdkafka aborts the process inside a test, its own words are in the file afterwards,
+    and pytest's faulthandler still prints the threads' tracebacks on the real stderr."""
+    probe = tmp_path / "test_probe.py"
+    probe.write_text(f"SCRIPT = {SCRIPT!r}\nimport sys\nsys.argv = ['probe', 'left']\n{PROBE}")
+    native = tmp_path / "native-stderr.log"
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "RACKWISE_NATIVE_STDERR": str(native), "PYTHONPATH": str(root),
+           "RACKWISE_CURRENT_TEST_FILE": str(tmp_path / "current")}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "tests.conftest",
+                           "--capture=sys", "-q", "--rootdir", str(tmp_path), str(probe)],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=root)
+    assert done.returncode < 0 or done.returncode >= 128, (done.returncode, done.stdout[-800:])
+    assert "librdkafka owned thread" in native.read_text(), native.read_text()[-800:]
+    assert "Fatal Python error: Aborted" in done.stderr, done.stderr[-800:]
