@@ -193,8 +193,12 @@ final class Decode {
         // the count, so (count, id) is the same order, packed in one long.
         Heap[] heaps = in.sameWeights ? null : new Heap[net.pools];
         CountHeap[] counted = in.sameWeights ? new CountHeap[net.pools] : null;
+        Rounds[] rounds = in.sameWeights ? Rounds.of(in, net, order, poolOfPart, slots, slotMember, slotPool, count) : null;
         for (int x = 0; x < slots; x++) {
             int k = slotPool[x];
+            if (rounds != null && rounds[k] != null) {
+                continue;
+            }
             if (in.sameWeights) {
                 if (counted[k] == null) {
                     counted[k] = new CountHeap();
@@ -224,13 +228,16 @@ final class Decode {
                 }
             }
             boolean pooledPick = pick < 0; // the least loaded pool member, then back into its heap
-            if (pooledPick) {
+            Rounds r = rounds != null ? rounds[k] : null;
+            if (r != null) {
+                pick = r.next(slotLeft);
+            } else if (pooledPick) {
                 pick = counted != null ? counted[k].least(slotLeft, count) : heaps[k].least(slotLeft, load, count);
             }
             int m = slotMember[pick];
             slotLeft[pick]--;
             give(in, p, m, owner, load, count);
-            if (pooledPick && slotLeft[pick] > 0) {
+            if (pooledPick && r == null && slotLeft[pick] > 0) {
                 if (counted != null) {
                     counted[k].push(CountHeap.key(count[m], m), pick);
                 } else {
@@ -311,7 +318,88 @@ final class Decode {
         }
     }
 
-    /** A min-heap of pool slots keyed (load, count, member) as they were when pushed. */
+    /**
+     * The least (count, id) pool member with room, in rounds, for a pool where that order can
+     * only come round: one weight for all, every member of the pool at the same count when the
+     * pooled partitions start, taking partitions from this pool alone (one class each), and no
+     * partition of the pool going back to its previous owner (that owner is in another place).
+     * Then each round gives every member with room one partition, in id order: the same picks
+     * as the heap's, with no heap.
+     */
+    private static final class Rounds {
+        private int[] list;
+        private int size;
+        private int at;
+
+        static Rounds[] of(Instance in, RackOptimal.Network net, int[] order, int[] poolOfPart,
+                           int slots, int[] slotMember, int[] slotPool, int[] count) {
+            boolean[] no = new boolean[net.pools];
+            int[] level = new int[net.pools];
+            Arrays.fill(level, -1);
+            int[] sizes = new int[net.pools];
+            for (int x = 0; x < slots; x++) {
+                int k = slotPool[x];
+                int m = slotMember[x];
+                sizes[k]++;
+                if (in.memberClasses[m].length != 1 || level[k] >= 0 && level[k] != count[m]) {
+                    no[k] = true;
+                }
+                level[k] = count[m];
+            }
+            int left = 0;
+            for (int k = 0; k < net.pools; k++) {
+                left += no[k] ? 0 : 1;
+            }
+            for (int i = 0; i < order.length && left > 0; i++) {
+                int p = order[i];
+                int prev = in.pOwner[p];
+                int k = poolOfPart[p];
+                if (prev >= 0 && !no[k] && in.placeOf[prev] == net.poolPlace[k]) {
+                    no[k] = true;
+                    left--;
+                }
+            }
+            if (left == 0) {
+                return null;
+            }
+            long[] byMember = new long[slots];
+            for (int x = 0; x < slots; x++) {
+                byMember[x] = (long) slotMember[x] << 32 | x;
+            }
+            Arrays.sort(byMember);
+            Rounds[] rounds = new Rounds[net.pools];
+            for (long key : byMember) {
+                int x = (int) key;
+                int k = slotPool[x];
+                if (no[k]) {
+                    continue;
+                }
+                Rounds r = rounds[k];
+                if (r == null) {
+                    r = rounds[k] = new Rounds();
+                    r.list = new int[sizes[k]];
+                }
+                r.list[r.size++] = x;
+            }
+            return rounds;
+        }
+
+        /** The next member's slot: the rest of this round in id order, then a new round of those with room. */
+        int next(int[] slotLeft) {
+            if (at == size) {
+                int kept = 0;
+                for (int i = 0; i < size; i++) {
+                    if (slotLeft[list[i]] > 0) {
+                        list[kept++] = list[i];
+                    }
+                }
+                size = kept;
+                at = 0;
+            }
+            return list[at++];
+        }
+    }
+
     /**
      * A min-heap of (count, member) keys packed in longs (count above, member below; both
      * non-negative), each with its slot: the least loaded pool member when every partition
@@ -391,6 +479,7 @@ final class Decode {
         }
     }
 
+    /** A min-heap of pool slots keyed (load, count, member) as they were when pushed. */
     private static final class Heap {
         double[] load = new double[8];
         int[] count = new int[8];
