@@ -18,7 +18,7 @@ import pytest
 # The test running now: `make test` prints it when pytest dies without a summary.
 CURRENT_TEST = Path(os.environ.get("RACKWISE_CURRENT_TEST_FILE", ".cache/pytest-current-test"))
 # Where native code's stderr goes (librdkafka's assertions and logs), when set: `make test`
-# sets it and prints the file's end when pytest dies of a signal.
+# sets it and prints the file's end when pytest exits without its summary (exit code above 1).
 NATIVE_STDERR = os.environ.get("RACKWISE_NATIVE_STDERR")
 _SAVED_STDERR: list[int] = []
 FULL_GC_EVERY = 50
