@@ -7,9 +7,11 @@ cost(task, client) = traffic_cost x (weight of the task partitions with no repli
 Actives use source partitions, standbys changelog partitions (Kafka's legacy/HA path).
 Kafka solves it by cycle cancelling on a task x client graph; we solve the same objective
 with OR-Tools min-cost flow on a smaller graph: since the cost only depends on the client's
-rack (and on "is it the current holder"), each task gets one arc to its current client and
-one arc per rack, and rack nodes fan out to their clients. Every feasible task->client
-assignment maps to a flow of equal cost and back, so the flow optimum is the optimum.
+rack (and on "is it the current holder"), tasks with the same start client and the same cost
+and tie per rack form one class (docs/streams-assignor.md § 6); each class gets one arc to its
+start client and one arc per rack, and rack nodes fan out to their clients. Every feasible
+task->client assignment maps to a flow of equal cost and back, so the flow optimum is the
+optimum.
 Ties are broken lexicographically below the cost (weights scaled so no tie term can
 outweigh one unit of cost, ``lexflow``): for stateful actives followed by standbys, first
 towards racks where the task's changelog is remote (``standby_tie_break``: the active's
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from assignor.cluster import ClusterView, TopicPartition
 from assignor.errors import AssignorError
@@ -122,6 +124,18 @@ def rack_context(
     return RackContext(True, "enabled", racks, active, standby)
 
 
+@dataclass(eq=False)
+class _TaskClass:
+    """Tasks that every arc prices alike: one subtopology group, one start client, one
+    (cost, tie) row over the racks."""
+
+    start: str
+    tasks: list[TaskId] = field(default_factory=list)
+    routes: list[tuple[int, tuple[int, str]]] = field(default_factory=list)
+    node: int = -1
+    direct: int | None = None
+
+
 @dataclass(frozen=True)
 class ActiveSolution:
     owner: dict[TaskId, str]
@@ -168,29 +182,42 @@ def solve_active(
 
     def tie(task: TaskId, rack: str) -> int:
         return ties[task].get(rack, 0) if task in ties else 0
+    # Classes (§ 6): within a subtopology group, tasks with the same start client and the
+    # same (cost, tie) towards every rack are interchangeable; one node per class, in the
+    # order of each class's first task.
+    balance = strategy == "balance_subtopology"
+    subs: dict[int, list[_TaskClass]] = {}
+    by_key: dict[tuple[object, ...], _TaskClass] = {}
+    for t in task_list:
+        sub = t.subtopology if balance else -1
+        key = (sub, owner[t], *((ctx.active_cost(t, r, traffic), tie(t, r)) for r in ctx.racks))
+        cls = by_key.get(key)
+        if cls is None:
+            cls = by_key[key] = _TaskClass(owner[t])
+            subs.setdefault(sub, []).append(cls)
+        cls.tasks.append(t)
     net = LexNetwork()
-    task_node = {t: net.add_node() for t in task_list}
+    for sub in sorted(subs):
+        for cls in subs[sub]:
+            cls.node = net.add_node()
     client_node = {pid: net.add_node() for pid in order if counts[pid] > 0}
     sink = net.add_node()
-    for t in task_list:
-        net.set_supply(task_node[t], 1)
+    for sub in sorted(subs):
+        for cls in subs[sub]:
+            net.set_supply(cls.node, len(cls.tasks))
     net.set_supply(sink, -total)
     for pid, node in client_node.items():
         net.add_arc(node, sink, counts[pid], (0, 0, 0))
     rack_of = {pid: clients[pid].rack or "" for pid in order}
-    group_arcs: list[tuple[int, TaskId, tuple[int, str]]] = []
-    direct: dict[TaskId, int] = {}
     fanout: dict[tuple[int, str], list[tuple[int, str]]] = {}
-    subs: dict[int, list[TaskId]] = {}
-    for t in task_list:
-        subs.setdefault(t.subtopology if strategy == "balance_subtopology" else -1, []).append(t)
     for sub in sorted(subs):
-        members = subs[sub]
+        classes = subs[sub]
+        members = sum(len(cls.tasks) for cls in classes)
         entry: dict[str, tuple[int, int]]
-        if strategy == "balance_subtopology":
+        if balance:
             entry = {}
             for pid in client_node:
-                cap = math.ceil(counts[pid] * 1.0 / total * len(members))
+                cap = math.ceil(counts[pid] * 1.0 / total * members)
                 if cap > 0:
                     node = net.add_node()
                     net.add_arc(node, client_node[pid], cap, (0, 0, 0))
@@ -206,29 +233,35 @@ def solve_active(
                 )
             if not targets:
                 continue
-            for t in members:
+            for cls in classes:
+                t = cls.tasks[0]
                 cost = ctx.active_cost(t, rack, traffic) + non_overlap
-                group_arcs.append(
-                    (net.add_arc(task_node[t], gnode, 1, (cost, tie(t, rack), 1)), t, (sub, rack))
-                )
-        for t in members:
-            cur = owner[t]
-            if cur in entry:
-                direct[t] = net.add_arc(
-                    task_node[t],
-                    entry[cur][0],
-                    1,
-                    (ctx.active_cost(t, rack_of[cur], traffic), tie(t, rack_of[cur]), 0),
+                arc = net.add_arc(cls.node, gnode, len(cls.tasks), (cost, tie(t, rack), 1))
+                cls.routes.append((arc, (sub, rack)))
+        for cls in classes:
+            if cls.start in entry:
+                t, rack = cls.tasks[0], rack_of[cls.start]
+                cls.direct = net.add_arc(
+                    cls.node,
+                    entry[cls.start][0],
+                    len(cls.tasks),
+                    (ctx.active_cost(t, rack, traffic), tie(t, rack), 0),
                 )
     solution = net.solve()
+    # A class's tasks in task order: the first ones its start-client arc carries stay, the
+    # next go to its rack groups in rack order, as many as each arc carries.
     new_owner: dict[TaskId, str] = {}
     routed: dict[tuple[int, str], list[TaskId]] = {}
-    for t, arc in direct.items():
-        if solution.flow(arc) > 0:
-            new_owner[t] = owner[t]
-    for arc, t, group in group_arcs:
-        if solution.flow(arc) > 0:
-            routed.setdefault(group, []).append(t)
+    for sub in sorted(subs):
+        for cls in subs[sub]:
+            queue = iter(cls.tasks)
+            if cls.direct is not None:
+                for _ in range(solution.flow(cls.direct)):
+                    new_owner[next(queue)] = cls.start
+            for arc, group in cls.routes:
+                routed.setdefault(group, []).extend(
+                    next(queue) for _ in range(solution.flow(arc))
+                )
     for group in sorted(routed):
         quota = {pid: solution.flow(arc) for arc, pid in fanout[group]}
         pending = []

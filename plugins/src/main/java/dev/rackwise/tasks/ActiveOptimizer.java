@@ -3,7 +3,6 @@ package dev.rackwise.tasks;
 import dev.rackwise.core.LexFlow;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -48,18 +47,47 @@ final class ActiveOptimizer {
         }
         int total = taskList.size();
         boolean balance = strategy == RackStrategy.BALANCE_SUBTOPOLOGY;
-        LexFlow net = new LexFlow(TaskInputException::new).uniqueFlowFirst();
-        Map<TaskId, Integer> taskNode = new HashMap<>();
+        int r = ctx.racks.size();
+        // Classes (§ 6): within a subtopology group, tasks with the same start client and the
+        // same (cost, tie) towards every rack are interchangeable; one node per class, in the
+        // order of each class's first task.
+        TreeMap<Integer, List<TaskClass>> subs = new TreeMap<>();
+        Map<List<Long>, TaskClass> byKey = new HashMap<>();
         for (TaskId t : taskList) {
-            taskNode.put(t, net.addNode());
+            int sub = balance ? t.subtopology() : -1;
+            int start = owner.get(t);
+            Long[] key = new Long[2 + 2 * r];
+            key[0] = (long) sub;
+            key[1] = (long) start;
+            int k = 2;
+            for (String rack : ctx.racks) {
+                key[k++] = ctx.activeCost(t, rack, traffic);
+                key[k++] = tie(ties, t, rack);
+            }
+            List<Long> keyList = List.of(key);
+            TaskClass cls = byKey.get(keyList);
+            if (cls == null) {
+                cls = new TaskClass(start);
+                byKey.put(keyList, cls);
+                subs.computeIfAbsent(sub, x -> new ArrayList<>()).add(cls);
+            }
+            cls.tasks.add(t);
+        }
+        LexFlow net = new LexFlow(TaskInputException::new).uniqueFlowFirst();
+        for (List<TaskClass> classes : subs.values()) {
+            for (TaskClass cls : classes) {
+                cls.node = net.addNode();
+            }
         }
         int[] clientNode = new int[n];
         for (int c = 0; c < n; c++) {
             clientNode[c] = counts[c] > 0 ? net.addNode() : -1;
         }
         int sink = net.addNode();
-        for (TaskId t : taskList) {
-            net.setSupply(taskNode.get(t), 1);
+        for (List<TaskClass> classes : subs.values()) {
+            for (TaskClass cls : classes) {
+                net.setSupply(cls.node, cls.tasks.size());
+            }
         }
         net.setSupply(sink, -total);
         for (int c = 0; c < n; c++) {
@@ -67,20 +95,14 @@ final class ActiveOptimizer {
                 net.addArc(clientNode[c], sink, counts[c], 0, 0, 0);
             }
         }
-        TreeMap<Integer, List<TaskId>> subs = new TreeMap<>();
-        for (TaskId t : taskList) {
-            subs.computeIfAbsent(balance ? t.subtopology() : -1, k -> new ArrayList<>()).add(t);
-        }
-        record Group(int sub, String rack) {
-        }
-        record Routed(int arc, TaskId task, Group group) {
-        }
-        List<Routed> groupArcs = new ArrayList<>();
-        Map<TaskId, Integer> direct = new LinkedHashMap<>();
         Map<Group, List<int[]>> fanout = new HashMap<>();
-        for (Map.Entry<Integer, List<TaskId>> se : subs.entrySet()) {
+        for (Map.Entry<Integer, List<TaskClass>> se : subs.entrySet()) {
             int sub = se.getKey();
-            List<TaskId> members = se.getValue();
+            List<TaskClass> classes = se.getValue();
+            int members = 0;
+            for (TaskClass cls : classes) {
+                members += cls.tasks.size();
+            }
             // per client: {entry node, cap}, or null when the client takes none of this sub
             int[][] entry = new int[n][];
             for (int c = 0; c < n; c++) {
@@ -88,7 +110,7 @@ final class ActiveOptimizer {
                     continue;
                 }
                 if (balance) {
-                    int cap = (int) Math.ceil((double) counts[c] * 1.0 / total * members.size());
+                    int cap = (int) Math.ceil((double) counts[c] * 1.0 / total * members);
                     if (cap > 0) {
                         int node = net.addNode();
                         net.addArc(node, clientNode[c], cap, 0, 0, 0);
@@ -105,45 +127,57 @@ final class ActiveOptimizer {
                 for (int c = 0; c < n; c++) {
                     if (entry[c] != null && rack.equals(clients[c].rackOrEmpty())) {
                         int arc = net.addArc(gnode, entry[c][0], entry[c][1], 0, 0, 0);
-                        fanout.computeIfAbsent(g, k -> new ArrayList<>()).add(new int[] {arc, c});
+                        fanout.computeIfAbsent(g, x -> new ArrayList<>()).add(new int[] {arc, c});
                         any = true;
                     }
                 }
                 if (!any) {
                     continue;
                 }
-                for (TaskId t : members) {
+                for (TaskClass cls : classes) {
+                    TaskId t = cls.tasks.get(0);
                     long cost = ctx.activeCost(t, rack, traffic) + nonOverlap;
-                    int arc = net.addArc(taskNode.get(t), gnode, 1, cost, tie(ties, t, rack), 1);
-                    groupArcs.add(new Routed(arc, t, g));
+                    int arc = net.addArc(cls.node, gnode, cls.tasks.size(), cost, tie(ties, t, rack), 1);
+                    cls.routes.add(new Route(arc, g));
                 }
             }
-            for (TaskId t : members) {
-                int cur = owner.get(t);
-                if (entry[cur] != null) {
-                    String r = clients[cur].rackOrEmpty();
-                    direct.put(t, net.addArc(taskNode.get(t), entry[cur][0], 1,
-                            ctx.activeCost(t, r, traffic), tie(ties, t, r), 0));
+            for (TaskClass cls : classes) {
+                if (entry[cls.start] != null) {
+                    TaskId t = cls.tasks.get(0);
+                    String rack = clients[cls.start].rackOrEmpty();
+                    cls.direct = net.addArc(cls.node, entry[cls.start][0], cls.tasks.size(),
+                            ctx.activeCost(t, rack, traffic), tie(ties, t, rack), 0);
                 }
             }
         }
         net.solve();
+        // A class's tasks in task order: the first ones its start-client arc carries stay,
+        // the next go to its rack groups in rack order, as many as each arc carries.
         Map<TaskId, Integer> newOwner = new TreeMap<>();
-        for (Map.Entry<TaskId, Integer> e : direct.entrySet()) {
-            if (net.flow(e.getValue()) > 0) {
-                newOwner.put(e.getKey(), owner.get(e.getKey()));
-            }
-        }
         TreeMap<Group, List<TaskId>> routed = new TreeMap<>((a, b) -> {
             int c = Integer.compare(a.sub(), b.sub());
             return c != 0 ? c : Lex.compareStrings(a.rack(), b.rack());
         });
-        for (Routed r : groupArcs) {
-            if (net.flow(r.arc()) > 0) {
-                routed.computeIfAbsent(r.group(), k -> new ArrayList<>()).add(r.task());
+        for (List<TaskClass> classes : subs.values()) {
+            for (TaskClass cls : classes) {
+                int next = 0;
+                if (cls.direct >= 0) {
+                    for (long f = net.flow(cls.direct); f > 0; f--) {
+                        newOwner.put(cls.tasks.get(next++), cls.start);
+                    }
+                }
+                for (Route route : cls.routes) {
+                    List<TaskId> into = routed.computeIfAbsent(route.group(), x -> new ArrayList<>());
+                    for (long f = net.flow(route.arc()); f > 0; f--) {
+                        into.add(cls.tasks.get(next++));
+                    }
+                }
             }
         }
         for (Map.Entry<Group, List<TaskId>> e : routed.entrySet()) {
+            if (e.getValue().isEmpty()) {
+                continue;
+            }
             long[] quota = new long[n];
             for (int[] f : fanout.get(e.getKey())) {
                 quota[f[1]] = net.flow(f[0]);
@@ -182,6 +216,25 @@ final class ActiveOptimizer {
             }
         }
         return cost;
+    }
+
+    private record Group(int sub, String rack) {
+    }
+
+    private record Route(int arc, Group group) {
+    }
+
+    /** Tasks that every arc prices alike: one subtopology group, one start client, one cost and tie row. */
+    private static final class TaskClass {
+        final int start;
+        final List<TaskId> tasks = new ArrayList<>();
+        final List<Route> routes = new ArrayList<>();
+        int node;
+        int direct = -1;
+
+        TaskClass(int start) {
+            this.start = start;
+        }
     }
 
     private static long tie(Map<TaskId, SortedMap<String, Long>> ties, TaskId t, String rack) {
