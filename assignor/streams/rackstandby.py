@@ -8,8 +8,9 @@ copies of a task on one client, never put a standby beside its active, and (tag-
 mode) keep every copy inside its tag class. That set contains every placement Kafka's swaps
 can reach without tags, so our cost is never higher.
 
-The flow first runs on an aggregated graph (task -> (rack, class) group -> client); that is
-a relaxation, and when its solution can be split into distinct clients per task (greedy,
+The flow first runs on an aggregated graph (classes of interchangeable task copies ->
+(rack, class) group -> client, docs/streams-assignor.md § 6); that is a relaxation, and when
+its solution, dealt back to the tasks, can be split into distinct clients per task (greedy,
 repaired by augmenting paths where it gets stuck) it is optimal for the exact problem. Only
 when no split exists is the exact task x client graph solved.
 
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from assignor.optimal.lexflow import LexNetwork
 from assignor.streams.rack import RackContext
@@ -29,6 +31,18 @@ from assignor.streams.state import ClientState
 from protocol.streams import TaskId
 
 Group = tuple[str, tuple[tuple[str, str], ...]]
+
+
+@dataclass(eq=False)
+class _UnitClass:
+    """Standby units that every arc prices and caps alike (docs/streams-assignor.md § 6):
+    one tag class, the same holders in it, the same capacity into each group, the same
+    cost per rack. ``arcs``: (arc, holder or None, group or None) in creation order."""
+
+    holders: tuple[str, ...]
+    groups: tuple[tuple[Group, int], ...]
+    tasks: list[TaskId] = field(default_factory=list)
+    arcs: list[tuple[int, str | None, Group | None]] = field(default_factory=list)
 
 
 def _class(client: ClientState, tag_aware: bool) -> tuple[tuple[str, str], ...]:
@@ -186,31 +200,49 @@ def _aggregated(
     by_class: dict[tuple[tuple[str, str], ...], list[Group]] = {}
     for group in sorted(groups):
         by_class.setdefault(group[1], []).append(group)
-    direct: list[tuple[int, TaskId, str]] = []
-    routed_arcs: list[tuple[int, TaskId, Group]] = []
+    # Classes (§ 6): units of one tag class with the same holders in it, the same capacity
+    # into every group of the class and the same cost towards every rack are
+    # interchangeable; one node per class, in the order of each class's first unit.
+    classes: dict[tuple[object, ...], _UnitClass] = {}
     for (task, klass), pids in sorted(_units(clients, holders, tag_aware).items()):
-        unit = net.add_node()
-        net.set_supply(unit, len(pids))
-        for pid in pids:
-            cost = ctx.standby_cost(task, clients[pid].rack or "", traffic)
-            direct.append((net.add_arc(unit, cnode[pid], 1, (cost, 0)), task, pid))
         held = set(holders[task]) | {active_of.get(task, "")}
-        for group in by_class.get(klass, []):
-            cap = sum(1 for p in groups[group] if p not in held)
+        targets = by_class.get(klass, [])
+        caps = tuple(sum(1 for p in groups[g] if p not in held) for g in targets)
+        row = tuple(ctx.standby_cost(task, r, traffic) for r in ctx.racks)
+        key = (klass, tuple(pids), caps, row)
+        if key not in classes:
+            classes[key] = _UnitClass(tuple(pids), tuple(zip(targets, caps, strict=True)))
+        classes[key].tasks.append(task)
+    for cls in classes.values():
+        task, size = cls.tasks[0], len(cls.tasks)
+        unit = net.add_node()
+        net.set_supply(unit, size * len(cls.holders))
+        for pid in cls.holders:
+            cost = ctx.standby_cost(task, clients[pid].rack or "", traffic)
+            cls.arcs.append((net.add_arc(unit, cnode[pid], size, (cost, 0)), pid, None))
+        for group, cap in cls.groups:
             if cap > 0:
                 cost = ctx.standby_cost(task, group[0], traffic) + non_overlap
-                routed_arcs.append(
-                    (net.add_arc(unit, gnode[group], cap, (cost, 1)), task, group)
+                cls.arcs.append(
+                    (net.add_arc(unit, gnode[group], size * cap, (cost, 1)), None, group)
                 )
     solution = net.solve()
+    # A class's units, in its arc order, are dealt to its tasks in turn (task order,
+    # starting over after the last): no task gets more than an arc allows it.
     placement: dict[TaskId, list[str]] = {}
-    for arc, task, pid in direct:
-        if solution.flow(arc) > 0:
-            placement.setdefault(task, []).append(pid)
-    demand: dict[Group, list[tuple[TaskId, int]]] = {}
-    for arc, task, group in routed_arcs:
-        if (units := solution.flow(arc)) > 0:
-            demand.setdefault(group, []).append((task, units))
+    routed: dict[Group, dict[TaskId, int]] = {}
+    for cls in classes.values():
+        turn = 0
+        for arc, holder, target in cls.arcs:
+            for _ in range(solution.flow(arc)):
+                task = cls.tasks[turn % len(cls.tasks)]
+                turn += 1
+                if holder is not None:
+                    placement.setdefault(task, []).append(holder)
+                elif target is not None:
+                    per_task = routed.setdefault(target, {})
+                    per_task[task] = per_task.get(task, 0) + 1
+    demand = {group: list(per_task.items()) for group, per_task in routed.items()}
     for group in sorted(demand):
         quota = {pid: solution.flow(arc) for arc, pid in fan[group]}
         if not _split(group, demand[group], quota, clients, placement, active_of):

@@ -10,7 +10,8 @@ import random
 import networkx as nx
 import pytest
 
-from assignor.streams import rackstandby
+from assignor.optimal.lexflow import LexNetwork
+from assignor.streams import rack, rackstandby
 from assignor.streams.rack import RackContext, solve_active, standby_tie_break
 from assignor.streams.rackstandby import optimize_standby
 from assignor.streams.state import ClientState
@@ -20,7 +21,10 @@ pytestmark = [pytest.mark.unit, pytest.mark.property]
 SEED = random.Random().randrange(1 << 30)
 
 
-def _instance(rng: random.Random, n_tasks: int, n_clients: int, racks: int):  # type: ignore[no-untyped-def]
+def _instance(rng: random.Random, n_tasks: int, n_clients: int, racks: int,  # type: ignore[no-untyped-def]
+              patterns: int = 0):
+    """Random clients, tasks and misses; with ``patterns``, every task's misses are one of
+    that many rows, so many tasks are interchangeable (docs/streams-assignor.md § 6 classes)."""
     rack_names = [f"r{i}" for i in range(racks)]
     clients = {
         f"c{i}": ClientState(f"c{i}", rng.randint(1, 2), rack_names[rng.randrange(racks)])
@@ -31,8 +35,13 @@ def _instance(rng: random.Random, n_tasks: int, n_clients: int, racks: int):  # 
     tasks = sorted(set(tasks))
     for t in tasks:
         clients[order[rng.randrange(n_clients)]].assign_active(t)
-    miss_a = {t: {r: rng.randint(0, 2) for r in rack_names} for t in tasks}
-    miss_s = {t: {r: rng.randint(0, 2) for r in rack_names} for t in tasks}
+    if patterns:
+        rows = [{r: rng.randint(0, 2) for r in rack_names} for _ in range(patterns)]
+        miss_a = {t: rng.choice(rows) for t in tasks}
+        miss_s = {t: rng.choice(rows) for t in tasks}
+    else:
+        miss_a = {t: {r: rng.randint(0, 2) for r in rack_names} for t in tasks}
+        miss_s = {t: {r: rng.randint(0, 2) for r in rack_names} for t in tasks}
     ctx = RackContext(True, "test", tuple(rack_names), miss_a, miss_s)
     return clients, order, tasks, ctx
 
@@ -97,14 +106,47 @@ def test_active_step_is_optimal(strategy: str, case: int) -> None:
                 assert got <= math.ceil(before[p] * 1.0 / len(tasks) * ts)
 
 
-@pytest.mark.parametrize("case", range(25))
-def test_standby_step_is_optimal(case: int) -> None:
-    seed = SEED * 3 + case
+class _Counting(LexNetwork):
+    """A LexNetwork that remembers, per network built, how many nodes had a supply."""
+
+    sources: list[int] = []
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        _Counting.sources.append(0)
+
+    def set_supply(self, node: int, amount: int) -> None:
+        if amount > 0:
+            _Counting.sources[-1] += 1
+        super().set_supply(node, amount)
+
+
+@pytest.mark.parametrize("case", range(15))
+def test_active_step_is_optimal_with_large_classes(
+    case: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tasks with one start client and one cost row are one node of the flow (§ 6), so
+    30-60 tasks of two rows on 2-5 clients make at most clients x 2 sources; the step is
+    still optimal and keeps every client's count."""
+    seed = SEED * 7 + case
     print(f"seed={seed}")
     rng = random.Random(seed)
-    clients, order, tasks, ctx = _instance(
-        rng, rng.randint(1, 10), rng.randint(2, 6), rng.randint(1, 3)
-    )
+    n_clients = rng.randint(2, 5)
+    clients, order, tasks, ctx = _instance(rng, rng.randint(30, 60), n_clients, 3, patterns=2)
+    traffic, non_overlap = rng.choice([(10, 1), (1, 10), (1, 0)])
+    monkeypatch.setattr(rack, "LexNetwork", _Counting)
+    _Counting.sources = []
+    sol = solve_active(clients, order, tasks, ctx, "min_traffic", traffic, non_overlap)
+    assert _Counting.sources[0] <= n_clients * 2 < len(tasks)
+    assert sol.cost == _nx_active(clients, order, tasks, ctx, traffic, non_overlap, False)
+    after = {p: sum(1 for q in sol.owner.values() if q == p) for p in order}
+    assert after == {p: len(clients[p].active) for p in order}
+
+
+def _standby_case(rng: random.Random, n_tasks: int, n_clients: int, racks: int,
+                  patterns: int = 0) -> int:
+    """Standbys placed at random, optimised, and checked against an independent exact model."""
+    clients, order, tasks, ctx = _instance(rng, n_tasks, n_clients, racks, patterns)
     for t in tasks:
         free = [p for p in order if t not in clients[p].active]
         for p in rng.sample(free, rng.randint(0, min(2, len(free)))):
@@ -140,6 +182,33 @@ def test_standby_step_is_optimal(case: int) -> None:
     for p in order:
         assert len(clients[p].standby) == len(before[p])
         assert not clients[p].standby & clients[p].active
+    return sum(1 for t in tasks if any(t in before[p] for p in order))
+
+
+@pytest.mark.parametrize("case", range(25))
+def test_standby_step_is_optimal(case: int) -> None:
+    seed = SEED * 3 + case
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    _standby_case(rng, rng.randint(1, 10), rng.randint(2, 6), rng.randint(1, 3))
+
+
+@pytest.mark.parametrize("case", range(15))
+def test_standby_step_is_optimal_with_large_classes(
+    case: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standby copies with the same holders, capacities and cost row are one node of the
+    aggregated flow, dealt back to their tasks in turn (§ 6): 40-80 tasks of two rows on 3
+    clients (at most 3 holder sets x 3 actives x 2 rows) make fewer sources than the tasks
+    with standbys (one source each before classes), and the step stays exact."""
+    seed = SEED * 11 + case
+    print(f"seed={seed}")
+    rng = random.Random(seed)
+    monkeypatch.setattr(rackstandby, "LexNetwork", _Counting)
+    _Counting.sources = []
+    with_standbys = _standby_case(rng, rng.randint(40, 80), 3, rng.randint(2, 3), patterns=2)
+    assert _Counting.sources, "the aggregated standby flow did not run"
+    assert _Counting.sources[0] <= 18 < with_standbys
 
 
 @pytest.mark.parametrize("case", range(20))

@@ -18,8 +18,9 @@ import java.util.TreeMap;
  * one client, never a standby beside its active and (tag-aware) every copy inside its tag
  * class, minimising changelog traffic plus {@code non_overlap_cost} per copy on a new client.
  *
- * <p>First an aggregated graph (task copies → (rack, class) group → client), split into
- * distinct clients per task (greedily, repaired by augmenting paths where it gets stuck);
+ * <p>First an aggregated graph (classes of interchangeable task copies → (rack, class) group
+ * → client, docs/streams-assignor.md § 6), dealt back to the tasks and split into distinct
+ * clients per task (greedily, repaired by augmenting paths where it gets stuck);
  * only when no split exists, the exact task × client graph.
  *
  * <p>Example: a standby of 0_0 (changelog in az2) on x in az1 and one of 0_1 (changelog in
@@ -30,6 +31,21 @@ final class StandbyOptimizer {
     }
 
     private record Unit(TaskId task, List<String> klass) {
+    }
+
+    /** Units that every arc prices and caps alike (§ 6); {@code arcs}: {arc, client or group, 0 holder / 1 group}. */
+    private static final class UnitClass {
+        final List<Integer> holders;
+        final List<Integer> groups;
+        final Long[] caps;
+        final List<TaskId> tasks = new ArrayList<>();
+        final List<long[]> arcs = new ArrayList<>();
+
+        UnitClass(List<Integer> holders, List<Integer> groups, Long[] caps) {
+            this.holders = holders;
+            this.groups = groups;
+            this.caps = caps;
+        }
     }
 
     private static final Comparator<Group> GROUP_ORDER = (a, b) -> {
@@ -306,24 +322,18 @@ final class StandbyOptimizer {
             byClass.computeIfAbsent(e.getKey().klass(), k -> new ArrayList<>()).add(gi);
             gi++;
         }
-        record Direct(int arc, TaskId task, int client) {
-        }
-        record Routed(int arc, TaskId task, int group) {
-        }
-        List<Direct> direct = new ArrayList<>();
-        List<Routed> routed = new ArrayList<>();
         // A unit's capacity into a group is the group's clients that neither hold the task
         // nor run its active: the group's size less the distinct such clients counted in it.
+        // Classes (§ 6): units of one tag class with the same holders in it, the same
+        // capacity into every group of the class and the same cost towards every rack are
+        // interchangeable; one node per class, in the order of each class's first unit.
         int[] heldIn = new int[groupCount];
         int[] stamp = new int[n];
         int round = 0;
+        Map<List<Object>, UnitClass> byKey = new HashMap<>();
+        List<UnitClass> classes = new ArrayList<>();
         for (Map.Entry<Unit, List<Integer>> ue : units(holders).entrySet()) {
             TaskId task = ue.getKey().task();
-            int unit = net.addNode();
-            net.setSupply(unit, ue.getValue().size());
-            for (int c : ue.getValue()) {
-                direct.add(new Direct(net.addArc(unit, cnode[c], 1, cost(task, c), 0), task, c));
-            }
             round++;
             java.util.Arrays.fill(heldIn, 0);
             for (int c : holders.get(task)) {
@@ -338,30 +348,66 @@ final class StandbyOptimizer {
             if (act != null && stamp[act] != round && groupOf[act] >= 0) {
                 heldIn[groupOf[act]]++;
             }
-            for (int g : byClass.getOrDefault(ue.getKey().klass(), List.of())) {
-                long cap = gsize[g] - heldIn[g];
-                if (cap > 0) {
+            List<Integer> targets = byClass.getOrDefault(ue.getKey().klass(), List.of());
+            Long[] caps = new Long[targets.size()];
+            for (int i = 0; i < caps.length; i++) {
+                caps[i] = (long) (gsize[targets.get(i)] - heldIn[targets.get(i)]);
+            }
+            Long[] row = new Long[ctx.racks.size()];
+            for (int r = 0; r < row.length; r++) {
+                row[r] = rackCost(task, r, ctx.racks.get(r));
+            }
+            List<Object> key = List.of(ue.getKey().klass(), ue.getValue(), List.of(caps), List.of(row));
+            UnitClass cls = byKey.get(key);
+            if (cls == null) {
+                cls = new UnitClass(ue.getValue(), targets, caps);
+                byKey.put(key, cls);
+                classes.add(cls);
+            }
+            cls.tasks.add(task);
+        }
+        for (UnitClass cls : classes) {
+            TaskId task = cls.tasks.get(0);
+            long size = cls.tasks.size();
+            int unit = net.addNode();
+            net.setSupply(unit, size * cls.holders.size());
+            for (int c : cls.holders) {
+                cls.arcs.add(new long[] {net.addArc(unit, cnode[c], size, cost(task, c), 0), c, 0});
+            }
+            for (int i = 0; i < cls.groups.size(); i++) {
+                int g = cls.groups.get(i);
+                if (cls.caps[i] > 0) {
                     long cost = rackCost(task, grack[g], grackName[g]) + nonOverlap;
-                    routed.add(new Routed(net.addArc(unit, gnode[g], cap, cost, 1), task, g));
+                    cls.arcs.add(new long[] {net.addArc(unit, gnode[g], size * cls.caps[i], cost, 1), g, 1});
                 }
             }
         }
         net.solve();
+        // A class's units, in its arc order, are dealt to its tasks in turn (task order,
+        // starting over after the last): no task gets more than an arc allows it.
         Map<TaskId, List<Integer>> placement = new TreeMap<>();
-        for (Direct d : direct) {
-            if (net.flow(d.arc()) > 0) {
-                placement.computeIfAbsent(d.task(), k -> new ArrayList<>()).add(d.client());
+        List<Map<TaskId, Long>> routed = new ArrayList<>(groupCount);
+        for (int g = 0; g < groupCount; g++) {
+            routed.add(new LinkedHashMap<>());
+        }
+        for (UnitClass cls : classes) {
+            int turn = 0;
+            for (long[] arc : cls.arcs) {
+                for (long f = net.flow((int) arc[0]); f > 0; f--) {
+                    TaskId task = cls.tasks.get(turn++ % cls.tasks.size());
+                    if (arc[2] == 0) {
+                        placement.computeIfAbsent(task, k -> new ArrayList<>()).add((int) arc[1]);
+                    } else {
+                        routed.get((int) arc[1]).merge(task, 1L, Long::sum);
+                    }
+                }
             }
         }
         List<List<Object[]>> demand = new ArrayList<>(groupCount);
         for (int g = 0; g < groupCount; g++) {
-            demand.add(new ArrayList<>());
-        }
-        for (Routed r : routed) {
-            long units = net.flow(r.arc());
-            if (units > 0) {
-                demand.get(r.group()).add(new Object[] {r.task(), units});
-            }
+            List<Object[]> list = new ArrayList<>();
+            routed.get(g).forEach((t, units) -> list.add(new Object[] {t, units}));
+            demand.add(list);
         }
         for (int g = 0; g < groupCount; g++) { // GROUP_ORDER, as the TreeMap was
             if (demand.get(g).isEmpty()) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -71,30 +72,45 @@ public final class MemberSpread {
         if (members.isEmpty()) {
             return out;
         }
-        int cap = (tasks.size() + members.size() - 1) / members.size();
+        int k = members.size();
+        int cap = (tasks.size() + k - 1) / k;
+        // Each task's holders in member order, so the first with room keeps it.
+        Map<TaskId, List<Integer>> holders = new HashMap<>();
+        for (int i = 0; i < k; i++) {
+            for (TaskId t : held.getOrDefault(members.get(i), Set.of())) {
+                holders.computeIfAbsent(t, x -> new ArrayList<>(1)).add(i);
+            }
+        }
+        List<List<TaskId>> given = new ArrayList<>(k);
+        for (String m : members) {
+            given.add(out.get(m));
+        }
         List<TaskId> rest = new ArrayList<>();
         for (TaskId t : new TreeSet<>(tasks)) {
-            String keeper = null;
-            for (String m : members) {
-                if (held.getOrDefault(m, Set.of()).contains(t) && out.get(m).size() < cap) {
-                    keeper = m;
+            int keeper = -1;
+            for (int i : holders.getOrDefault(t, List.of())) {
+                if (given.get(i).size() < cap) {
+                    keeper = i;
                     break;
                 }
             }
-            if (keeper != null) {
-                out.get(keeper).add(t);
+            if (keeper >= 0) {
+                given.get(keeper).add(t);
             } else {
                 rest.add(t);
             }
         }
+        // The member with the fewest, ties by member order: a heap of (count, position).
+        PriorityQueue<int[]> fewest = new PriorityQueue<>(
+                (a, b) -> a[0] != b[0] ? Integer.compare(a[0], b[0]) : Integer.compare(a[1], b[1]));
+        for (int i = 0; i < k; i++) {
+            fewest.add(new int[] {given.get(i).size(), i});
+        }
         for (TaskId t : rest) {
-            String least = members.get(0);
-            for (String m : members) {
-                if (out.get(m).size() < out.get(least).size()) {
-                    least = m;
-                }
-            }
-            out.get(least).add(t);
+            int[] least = fewest.poll();
+            given.get(least[1]).add(t);
+            least[0]++;
+            fewest.add(least);
         }
         return out;
     }
