@@ -247,7 +247,7 @@ def solve_active(
                     len(cls.tasks),
                     (ctx.active_cost(t, rack, traffic), tie(t, rack), 0),
                 )
-    solution = net.solve()
+    solution = net.solve_in_two_stages()
     # A class's tasks in task order: the first ones its start-client arc carries stay, the
     # next go to its rack groups in rack order, as many as each arc carries.
     new_owner: dict[TaskId, str] = {}

@@ -226,7 +226,7 @@ def _aggregated(
                 cls.arcs.append(
                     (net.add_arc(unit, gnode[group], size * cap, (cost, 1)), None, group)
                 )
-    solution = net.solve()
+    solution = net.solve_in_two_stages()
     # A class's units, in its arc order, are dealt to its tasks in turn (task order,
     # starting over after the last): no task gets more than an arc allows it.
     placement: dict[TaskId, list[str]] = {}
@@ -378,7 +378,7 @@ def _exact(
                 0 if stay else non_overlap
             )
             arcs.append((net.add_arc(unit, cnode[pid], 1, (base, 0 if stay else 1)), task, pid))
-    solution = net.solve()
+    solution = net.solve_in_two_stages()
     placement: dict[TaskId, list[str]] = {}
     for arc, task, pid in arcs:
         if solution.flow(arc) > 0:

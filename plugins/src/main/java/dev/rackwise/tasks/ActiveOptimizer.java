@@ -13,7 +13,7 @@ import java.util.TreeMap;
  * re-place a step's tasks keeping every client's count of them, minimising
  * {@code traffic_cost · missed weight + non_overlap_cost · moved}; {@code balance_subtopology}
  * also caps each (client, subtopology) at ⌈n_c / T · T_s⌉. Ties: the least standby tie
- * sum, then the fewest moves, then {@link LexFlow}'s perturbation.
+ * sum, then the fewest moves, then {@link LexFlow}'s perturbation (in two stages, § 6).
  *
  * <p>Example: task 0_0 reads orders-0 (replicas az1, az2) and sits on x in az3 (cost 10);
  * y in az1 holds 0_1 whose partition lives in az3 only (cost 10). Swapping costs 1 + 1.
@@ -73,7 +73,7 @@ final class ActiveOptimizer {
             }
             cls.tasks.add(t);
         }
-        LexFlow net = new LexFlow(TaskInputException::new).uniqueFlowFirst();
+        LexFlow net = new LexFlow(TaskInputException::new);
         for (List<TaskClass> classes : subs.values()) {
             for (TaskClass cls : classes) {
                 cls.node = net.addNode();
@@ -150,7 +150,7 @@ final class ActiveOptimizer {
                 }
             }
         }
-        net.solve();
+        net.solveInTwoStages();
         // A class's tasks in task order: the first ones its start-client arc carries stay,
         // the next go to its rack groups in rack order, as many as each arc carries.
         Map<TaskId, Integer> newOwner = new TreeMap<>();

@@ -68,12 +68,6 @@ final class StandbyOptimizer {
     /** Per task, its cost per rack index, filled on first use ({@link #UNKNOWN}: not yet). */
     private final Map<TaskId, long[]> costs = new HashMap<>();
     private static final long UNKNOWN = Long.MIN_VALUE;
-    /**
-     * The exact graph tries the fast solver only with a perturbation this wide: at 1,000
-     * tasks it fits 8 bits and optima often tie (docs/streams-assignor.md § 6), so the fast
-     * solve would mostly be refused and then add to the time.
-     */
-    private static final int EXACT_MIN_BITS = 12;
 
     private StandbyOptimizer(ClientState[] clients, RackContext ctx, long traffic,
                              long nonOverlap, boolean tagAware) {
@@ -284,7 +278,7 @@ final class StandbyOptimizer {
                         StandbyPlacement.tagClass(clients[c], tagAware)), k -> new ArrayList<>()).add(c);
             }
         }
-        LexFlow net = new LexFlow(TaskInputException::new).uniqueFlowFirst();
+        LexFlow net = new LexFlow(TaskInputException::new);
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];
@@ -382,7 +376,7 @@ final class StandbyOptimizer {
                 }
             }
         }
-        net.solve();
+        net.solveInTwoStages();
         // A class's units, in its arc order, are dealt to its tasks in turn (task order,
         // starting over after the last): no task gets more than an arc allows it.
         Map<TaskId, List<Integer>> placement = new TreeMap<>();
@@ -567,8 +561,7 @@ final class StandbyOptimizer {
             counts[c] = clients[c].standby.size();
             copies += counts[c];
         }
-        LexFlow net = new LexFlow(TaskInputException::new)
-                .uniqueFlowFirst(EXACT_MIN_BITS);
+        LexFlow net = new LexFlow(TaskInputException::new);
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];
@@ -616,7 +609,7 @@ final class StandbyOptimizer {
                 arcs.add(new Arc(net.addArc(unit, cnode[c], 1, base, stay ? 0 : 1), task, c));
             }
         }
-        net.solve();
+        net.solveInTwoStages();
         Map<TaskId, List<Integer>> placement = new TreeMap<>();
         for (Arc a : arcs) {
             if (net.flow(a.arc()) > 0) {
