@@ -43,9 +43,6 @@ public final class LexFlow {
     private int bitsUsed = -1;
     private int levelsUsed;
 
-    private boolean anyOptimum;
-    private boolean uniqueFirst;
-    private int uniqueMinBits = 1;
     private int keep = 1;
     private String refusal = "rack-aware costs too large to solve exactly (weights x "
             + "traffic_cost x partitions reach 2^60): scale the weights down";
@@ -65,41 +62,8 @@ public final class LexFlow {
 
 
     /**
-     * Without the perturbation, take the fast solver's optimum too (by default the primal-dual
-     * {@link MinCostFlow}'s, as the task core has always had): the consumer core's collapsed
-     * networks with distinct weights have one shortest-path length per type, where the
-     * primal-dual solver pays one full search each.
-     */
-    public LexFlow anyOptimum() {
-        anyOptimum = true;
-        return this;
-    }
-
-    /**
-     * With the perturbation, first try {@link UniqueFlow}: a faster solve whose flow is kept
-     * only when it is provably the unique optimum (so the same flow {@link ShortestPathFlow}
-     * ends on); otherwise solve as without this. The answer never changes, only the time.
-     * The system property {@code rackwise.core.noUniqueFlow=true} turns it off (for tests
-     * that compare both ways).
-     */
-    public LexFlow uniqueFlowFirst() {
-        return uniqueFlowFirst(1);
-    }
-
-    /**
-     * As {@link #uniqueFlowFirst()}, only when the perturbation has at least {@code minBits}
-     * bits: below, ties are common on some networks (the exact standby graph of 1,000 tasks
-     * fits 8 bits), and a refused fast solve is time lost.
-     */
-    public LexFlow uniqueFlowFirst(int minBits) {
-        uniqueFirst = true;
-        uniqueMinBits = minBits;
-        return this;
-    }
-
-    /**
      * Never drops below the first {@code levels} levels (Python's {@code LexNetwork(keep=...)}):
-     * when those do not fit without the perturbation, {@link #solve()} refuses with
+     * when those do not fit, {@link #solveInTwoStages()} refuses with
      * {@code message}. The rack core keeps 2, (balance, cost) (docs/rack-optimal.md § 4.2);
      * the task core 1, its cost.
      */
@@ -559,58 +523,16 @@ public final class LexFlow {
         return dist;
     }
 
-    public void solve() {
-        if (width < 0) {
-            width = 1;
-        }
-        long[] costs = null;
-        for (int bits : BITS) {
-            if (costs == null) {
-                costs = combine(width, bits);
-                bitsUsed = bits;
-                levelsUsed = width;
-            }
-        }
-        boolean unique = costs != null;
-        for (int used = width; used >= Math.min(keep, width) && costs == null; used--) {
-            costs = combine(used, 0);
-            bitsUsed = 0;
-            levelsUsed = used;
-        }
-        if (costs == null) {
-            throw refuse.apply(refusal);
-        }
-        if (unique && uniqueFirst && bitsUsed >= uniqueMinBits
-                && !Boolean.getBoolean("rackwise.core.noUniqueFlow")) {
-            flows = UniqueFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
-            if (Boolean.getBoolean("rackwise.core.timing")) {
-                System.err.printf("unique flow: %s (%d nodes, %d arcs, %d bits)%n",
-                        flows != null ? "certified" : "not certified, solved again", nodes, arcs, bitsUsed);
-            }
-            if (flows != null) {
-                return;
-            }
-        }
-        if (unique || anyOptimum) {
-            // A unique optimum: any exact solver ends on it, so take the fast one.
-            flows = ShortestPathFlow.solve(nodes, supply, arcs, tail, head, cap, costs);
-            if (flows != null) {
-                return;
-            }
-        }
-        flows = exact(supply, arcs, tail, head, cap, costs);
-    }
-
     public long flow(int arc) {
         return flows[arc];
     }
 
-    /** After {@link #solve()}: the perturbation's bits (0: none, the optimum may not be unique). */
+    /** After {@link #solveInTwoStages()}: the perturbation's bits (0: none, the optimum may not be unique). */
     public int bitsUsed() {
         return bitsUsed;
     }
 
-    /** After {@link #solve()}: how many of the cost levels were combined (all but dropped ones). */
+    /** After {@link #solveInTwoStages()}: how many of the cost levels were combined (all but dropped ones). */
     public int levelsUsed() {
         return levelsUsed;
     }

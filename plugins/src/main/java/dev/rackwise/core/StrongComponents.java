@@ -2,7 +2,7 @@ package dev.rackwise.core;
 
 import java.util.Arrays;
 
-/** Strongly connected components, for {@link LexFlow}'s tie check and {@link UniqueFlow}'s certificate. */
+/** Strongly connected components, for {@link LexFlow}'s second stage. */
 final class StrongComponents {
     private StrongComponents() {
     }

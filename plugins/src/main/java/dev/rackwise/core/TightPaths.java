@@ -1,7 +1,7 @@
 package dev.rackwise.core;
 
 /**
- * The start that {@link ShortestPathFlow} and {@link UniqueFlow} share: with potentials that
+ * {@link ShortestPathFlow}'s start: with potentials that
  * leave every node's cheapest way to a demand tight (reduced cost 0), a supply is sent along a
  * path of tight forward residual arcs with room, found depth first. A node found with no such
  * way to a demand is marked dead and never tried again (forward capacities and demands only

@@ -30,7 +30,7 @@ class LexFlowTest {
         int second = net.addArc(s, b, 1, 10, 0);
         net.addArc(a, t, 1, 0, 0);
         net.addArc(b, t, 1, 0, 0);
-        net.solve();
+        net.solveInTwoStages();
         assertEquals(0, net.flow(first));
         assertEquals(1, net.flow(second));
     }
