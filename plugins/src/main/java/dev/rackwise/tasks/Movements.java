@@ -1,9 +1,9 @@
 package dev.rackwise.tasks;
 
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -27,8 +27,10 @@ final class Movements {
     final Map<Integer, TreeSet<TaskId>> warmups = new TreeMap<>();
 
     private final ClientState[] clients;
-    // Per stateful task, the clients (by index) caught up on it.
-    private final Map<TaskId, BitSet> caught;
+    private final Set<TaskId> stateful;
+    private final long acceptableLag;
+    // The stateful tasks' shared index into every client's lags.
+    private final Map<TaskId, Integer> lagIndex;
     private final Map<TaskId, List<Integer>> byLag = new HashMap<>();
 
     private record Move(int caughtUp, TaskId task, int destination) {
@@ -42,21 +44,28 @@ final class Movements {
     Movements(ClientState[] clients, List<TaskId> stateful, long acceptableLag, int maxWarmups) {
         this.clients = clients;
         this.remainingWarmups = maxWarmups;
-        this.caught = new HashMap<>();
-        // One pass over each client's lags, by the shared stateful-task index.
-        Map<TaskId, Integer> index = clients.length == 0 ? Map.of() : clients[0].lagIndex;
-        for (TaskId task : stateful) {
-            BitSet found = new BitSet(clients.length);
-            caught.put(task, found);
-            Integer k = index.get(task);
-            for (int i = 0; k != null && i < clients.length; i++) {
-                long lag = clients[i].lags[k];
-                if (lag == ClientSpec.LAG_RUNNING || acceptableLag == Long.MAX_VALUE
-                        || lag >= 0 && lag <= acceptableLag) {
-                    found.set(i);
-                }
-            }
+        this.stateful = new HashSet<>(stateful);
+        this.acceptableLag = acceptableLag;
+        this.lagIndex = clients.length == 0 ? Map.of() : clients[0].lagIndex;
+    }
+
+    /** Whether client {@code i} is caught up on stateful {@code task} (§ 4.3), read from its lag. */
+    private boolean caughtUp(TaskId task, int i) {
+        Integer k = lagIndex.get(task);
+        if (k == null) {
+            return false;
         }
+        long lag = clients[i].lags[k];
+        return lag == ClientSpec.LAG_RUNNING || acceptableLag == Long.MAX_VALUE
+                || lag >= 0 && lag <= acceptableLag;
+    }
+
+    private int caughtUpCount(TaskId task) {
+        int n = 0;
+        for (int i = 0; i < clients.length; i++) {
+            n += caughtUp(task, i) ? 1 : 0;
+        }
+        return n;
     }
 
     /** Clients by (lag, Kafka order); -3 sorts before -2, as in Kafka. */
@@ -73,7 +82,7 @@ final class Movements {
     }
 
     private boolean needsMove(TaskId task, int client) {
-        if (caught.get(task).get(client)) {
+        if (caughtUp(task, client)) {
             return false;
         }
         return clients[byLag(task).get(0)].lag(task) < clients[client].lag(task);
@@ -111,7 +120,7 @@ final class Movements {
 
     private PrioritySet caughtUpSet() {
         return new PrioritySet(clients, ClientState::assignedLoad,
-                (c, t) -> caught.get(t).get(c.rank));
+                (c, t) -> caughtUp(t, c.rank));
     }
 
     void assignActiveMovements() {
@@ -119,8 +128,8 @@ final class Movements {
         PriorityQueue<Move> queue = new PriorityQueue<>(MOVE_ORDER);
         for (int i = 0; i < clients.length; i++) {
             for (TaskId task : clients[i].active) {
-                if (caught.containsKey(task) && needsMove(task, i)) {
-                    queue.add(new Move(caught.get(task).cardinality(), task, i));
+                if (stateful.contains(task) && needsMove(task, i)) {
+                    queue.add(new Move(caughtUpCount(task), task, i));
                 }
             }
             pset.offer(i);
@@ -163,7 +172,7 @@ final class Movements {
             Set<TaskId> warm = warmups.getOrDefault(i, new TreeSet<>());
             for (TaskId task : clients[i].standby) {
                 if (!warm.contains(task) && needsMove(task, i)) {
-                    queue.add(new Move(caught.get(task).cardinality(), task, i));
+                    queue.add(new Move(caughtUpCount(task), task, i));
                 }
             }
             pset.offer(i);
