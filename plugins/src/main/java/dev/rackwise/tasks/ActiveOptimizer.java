@@ -73,7 +73,7 @@ final class ActiveOptimizer {
             }
             cls.tasks.add(t);
         }
-        LexFlow net = new LexFlow(TaskInputException::new);
+        LexFlow net = new LexFlow(TaskInputException::new).primalDualFirst();
         for (List<TaskClass> classes : subs.values()) {
             for (TaskClass cls : classes) {
                 cls.node = net.addNode();

@@ -278,7 +278,7 @@ final class StandbyOptimizer {
                         StandbyPlacement.tagClass(clients[c], tagAware)), k -> new ArrayList<>()).add(c);
             }
         }
-        LexFlow net = new LexFlow(TaskInputException::new);
+        LexFlow net = new LexFlow(TaskInputException::new).primalDualFirst();
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];
@@ -561,7 +561,7 @@ final class StandbyOptimizer {
             counts[c] = clients[c].standby.size();
             copies += counts[c];
         }
-        LexFlow net = new LexFlow(TaskInputException::new);
+        LexFlow net = new LexFlow(TaskInputException::new).primalDualFirst();
         int sink = net.addNode();
         net.setSupply(sink, -copies);
         int[] cnode = new int[n];
