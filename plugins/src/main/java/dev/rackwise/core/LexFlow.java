@@ -5,25 +5,26 @@ import java.util.function.Function;
 
 /**
  * A min-cost flow whose arcs cost tuples of integer levels, most important first (the step's
- * cost, then tie-breaks), plus a last level {@link #perturbation(int)} that makes the optimum
+ * cost, then tie-breaks), plus a last level {@link #perturbation(int, int)} that makes the optimum
  * unique, so this solver and the Python reference's end on the same flow
  * (docs/streams-assignor.md § 6).
  *
- * <p>Level {@code i >= 1} is scaled by {@code 1 + Σ cap · level_i} over all arcs (a bound on
- * what any feasible flow collects there). The combined costs must fit: {@code M · (nodes + 1)}
- * and {@code Σ cap · cost} both below 2^60 ({@code M} the largest combined arc cost). Tried in
- * order: every level with a perturbation of 32, 24, 16, 12, 8, then 4 bits; then without it,
- * dropping levels from the lowest. When the cost level alone does not fit,
- * the weights are too large to solve exactly: the exception the constructor was given
- * ({@link CoreInputException} by default; the task core passes its own).
+ * <p>Solved in two stages ({@link #solveInTwoStages()}). Stage 1: the levels alone, level
+ * {@code i >= 1} scaled by {@code 1 + Σ cap · level_i} over all arcs (a bound on what any
+ * feasible flow collects there), as many as fit ({@code M · (nodes + 1)} and
+ * {@code Σ cap · cost} both below 2^60, {@code M} the largest combined arc cost), dropping
+ * levels from the lowest. When the kept levels do not fit, the weights are too large to solve
+ * exactly: the exception the constructor was given ({@link CoreInputException} by default; the
+ * task core passes its own). Stage 2: among stage 1's optima, the least total perturbation
+ * (32 bits unless the network is too large for them).
  *
  * <p>Shared by both cores (docs/rack-optimal.md § 4.2, docs/streams-assignor.md § 6): the same
  * combination and perturbation as the Python {@code LexNetwork}, bit for bit. Levels are held
  * in one flat array, {@code width} per arc (the first arc's number of levels; shorter lists are
  * padded with zeros).
  *
- * <p>Example: two arcs of cost (10, 0) with perturbations 3 and 7 combine to {@code 10·s + 3}
- * and {@code 10·s + 7}; the first wins whatever the solver.
+ * <p>Example: two arcs of levels (10, 0) and perturbations 3 and 7 tie in stage 1; stage 2
+ * sends the flow along the first, whatever the solver.
  */
 public final class LexFlow {
     static final long LIMIT = 1L << 60;
@@ -191,40 +192,36 @@ public final class LexFlow {
         return arcs;
     }
 
-    /** Combined costs of the first {@code used} levels, plus the perturbation when bits > 0. */
-    private long[] combine(int used, int bits) {
+    /**
+     * Stage 1's costs: the first {@code used} levels combined into one integer per arc (level
+     * {@code i >= 1} scaled so that no lower level outweighs one unit of it), or null when
+     * they do not fit in 2^60.
+     */
+    private long[] combine(int used) {
         try {
-            int width = used + (bits > 0 ? 1 : 0);
-            long[] pert = null;
-            if (bits > 0) {
-                pert = new long[arcs];
-                for (int a = 0; a < arcs; a++) {
-                    pert[a] = perturbation(a, bits);
-                }
-            }
-            long[] div = new long[width];
+            long[] div = new long[used];
             Arrays.fill(div, 1);
             if (bound > 0) {
                 for (int i = 0; i < used; i++) {
                     long g = 0;
                     for (int a = 0; a < arcs && g != 1; a++) {
-                        g = gcd(g, Math.abs(levels[a * this.width + i]));
+                        g = gcd(g, Math.abs(level(a, i)));
                     }
                     div[i] = g == 0 ? 1 : g;
                 }
             }
-            long[] scales = new long[width];
-            for (int i = 1; i < width; i++) {
+            long[] scales = new long[used];
+            for (int i = 1; i < used; i++) {
                 long s = 1;
                 if (bound > 0) {
                     long max = 0;
                     for (int a = 0; a < arcs; a++) {
-                        max = Math.max(max, level(a, i, used, pert) / div[i]);
+                        max = Math.max(max, level(a, i) / div[i]);
                     }
                     s = Math.addExact(s, Math.multiplyExact(bound, max));
                 } else {
                     for (int a = 0; a < arcs; a++) {
-                        s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i, used, pert)));
+                        s = Math.addExact(s, Math.multiplyExact(cap[a], level(a, i)));
                     }
                 }
                 scales[i] = s;
@@ -233,9 +230,9 @@ public final class LexFlow {
             long top = 0;
             long total = 0;
             for (int a = 0; a < arcs; a++) {
-                long c = level(a, 0, used, pert) / div[0];
-                for (int i = 1; i < width; i++) {
-                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i, used, pert) / div[i]);
+                long c = level(a, 0) / div[0];
+                for (int i = 1; i < used; i++) {
+                    c = Math.addExact(Math.multiplyExact(c, scales[i]), level(a, i) / div[i]);
                 }
                 out[a] = c;
                 top = Math.max(top, c);
@@ -255,15 +252,12 @@ public final class LexFlow {
         }
     }
 
-    /** Arc a's level i of a combination of {@code used} levels (then the perturbation, if any). */
-    private long level(int a, int i, int used, long[] pert) {
-        if (i == used) {
-            return pert[a];
-        }
+    /** Arc a's level i. */
+    private long level(int a, int i) {
         return levels[a * width + i];
     }
 
-    /** Solves; afterwards {@link #flow(int)} reads each arc's flow. */
+    /** Greatest common divisor, 0 when both are 0. */
     private static long gcd(long a, long b) {
         while (b != 0) {
             long t = a % b;
@@ -288,7 +282,7 @@ public final class LexFlow {
         long[] costs = null;
         int used = width;
         for (; used >= Math.max(1, Math.min(keep, width)) && costs == null; used--) {
-            costs = combine(used, 0);
+            costs = combine(used);
         }
         if (costs == null) {
             throw refuse.apply(refusal);

@@ -33,13 +33,17 @@ final class StandbyOptimizer {
     private record Unit(TaskId task, List<String> klass) {
     }
 
-    /** Units that every arc prices and caps alike (§ 6); {@code arcs}: {arc, client or group, 0 holder / 1 group}. */
+    /** A class arc: to holder {@code target} (a client), or into group {@code target}. */
+    private record ClassArc(int arc, int target, boolean toGroup) {
+    }
+
+    /** Units that every arc prices and caps alike (§ 6), with their arcs in creation order. */
     private static final class UnitClass {
         final List<Integer> holders;
         final List<Integer> groups;
         final Long[] caps;
         final List<TaskId> tasks = new ArrayList<>();
-        final List<long[]> arcs = new ArrayList<>();
+        final List<ClassArc> arcs = new ArrayList<>();
 
         UnitClass(List<Integer> holders, List<Integer> groups, Long[] caps) {
             this.holders = holders;
@@ -366,13 +370,13 @@ final class StandbyOptimizer {
             int unit = net.addNode();
             net.setSupply(unit, size * cls.holders.size());
             for (int c : cls.holders) {
-                cls.arcs.add(new long[] {net.addArc(unit, cnode[c], size, cost(task, c), 0), c, 0});
+                cls.arcs.add(new ClassArc(net.addArc(unit, cnode[c], size, cost(task, c), 0), c, false));
             }
             for (int i = 0; i < cls.groups.size(); i++) {
                 int g = cls.groups.get(i);
                 if (cls.caps[i] > 0) {
                     long cost = rackCost(task, grack[g], grackName[g]) + nonOverlap;
-                    cls.arcs.add(new long[] {net.addArc(unit, gnode[g], size * cls.caps[i], cost, 1), g, 1});
+                    cls.arcs.add(new ClassArc(net.addArc(unit, gnode[g], size * cls.caps[i], cost, 1), g, true));
                 }
             }
         }
@@ -386,13 +390,13 @@ final class StandbyOptimizer {
         }
         for (UnitClass cls : classes) {
             int turn = 0;
-            for (long[] arc : cls.arcs) {
-                for (long f = net.flow((int) arc[0]); f > 0; f--) {
+            for (ClassArc arc : cls.arcs) {
+                for (long f = net.flow(arc.arc()); f > 0; f--) {
                     TaskId task = cls.tasks.get(turn++ % cls.tasks.size());
-                    if (arc[2] == 0) {
-                        placement.computeIfAbsent(task, k -> new ArrayList<>()).add((int) arc[1]);
+                    if (arc.toGroup()) {
+                        routed.get(arc.target()).merge(task, 1L, Long::sum);
                     } else {
-                        routed.get((int) arc[1]).merge(task, 1L, Long::sum);
+                        placement.computeIfAbsent(task, k -> new ArrayList<>()).add(arc.target());
                     }
                 }
             }
