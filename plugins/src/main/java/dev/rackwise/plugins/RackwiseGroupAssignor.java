@@ -15,6 +15,7 @@ import dev.rackwise.plugins.broker.BrokerApi;
 import dev.rackwise.plugins.broker.BrokerListener;
 import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
+import dev.rackwise.plugins.broker.CoreWarmUp;
 import dev.rackwise.plugins.broker.TargetAssignment;
 import dev.rackwise.plugins.config.ConfigNumbers;
 import dev.rackwise.plugins.config.PluginConfig;
@@ -66,6 +67,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     public static final long DEFAULT_MAX_WEIGHTED_PARTITIONS = 2_000;
     private volatile long maxWeightedPartitions = DEFAULT_MAX_WEIGHTED_PARTITIONS;
     private final AtomicBoolean weightsCapped = new AtomicBoolean();
+    /** CPU ms for the JVM's one core warm-up, started on the first assign() (0: none; {@link CoreWarmUp}). */
+    private volatile long warmupMs = CoreWarmUp.DEFAULT_BUDGET_MS;
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
@@ -79,7 +82,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     /**
      * Reads rackwise.* and replica.selector.class from the broker config. No side effects: Kafka
      * builds a GroupCoordinatorConfig (and so this assignor) for every KafkaConfig, kafka-storage
-     * format included; the background clients start on the first assign(). On a broker older
+     * format included; the background clients and the core warm-up ({@link CoreWarmUp}) start on
+     * the first assign(). On a broker older
      * than 4.1 it refuses to load (BrokerApi: no replica racks reach an assignor there).
      */
     @Override
@@ -98,6 +102,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         followerFetching = RACK_AWARE_SELECTOR.equals(Settings.string(configs.get("replica.selector.class")));
         maxWeightedPartitions = ConfigNumbers.notNegative(configs, MAX_WEIGHTED_PARTITIONS,
             DEFAULT_MAX_WEIGHTED_PARTITIONS);
+        warmupMs = ConfigNumbers.notNegative(configs, CoreWarmUp.BUDGET_MS, CoreWarmUp.DEFAULT_BUDGET_MS);
         BrokerLookups.serves(name());
         if (announcedOnce().compareAndSet(false, true)) {
             log.info("rackwise group assignor loaded ({} as '{}'): decides in-process; {}; advice and plans at {}",
@@ -130,6 +135,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         if (announced.compareAndSet(false, true)) {
             log.info("rackwise group assignor: first assign() on thread {}", Thread.currentThread().getName());
         }
+        // the JVM's first call starts compiling the path on a thread of its own; returns at once
+        CoreWarmUp.startOnce(warmupMs, followerFetching);
         String groupId = null;
         try {
             BrokerLookups side = config == null ? null : lookups.apply(config);

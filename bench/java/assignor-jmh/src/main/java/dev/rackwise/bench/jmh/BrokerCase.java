@@ -32,6 +32,12 @@ public final class BrokerCase {
     /** What is timed; RACKS_PASS reads every partition's racks once and assigns nothing. */
     public enum Assignor { RACKS_PASS, UNIFORM, RANGE, RACKWISE, RACKWISE_WEIGHTED }
 
+    /**
+     * The plug-in's warm-up budget in ms (rackwise.warmup.ms): 0 unless this system property
+     * says otherwise, since JMH and the CPU drives warm up themselves (ColdDrive sets it).
+     */
+    public static final String WARMUP_PROPERTY = "bench.rackwise.warmup.ms";
+
     public final Grid grid;
     public final RackDescriber describer;
     public final ConsumerGroupPartitionAssignor assignor;
@@ -87,6 +93,7 @@ public final class BrokerCase {
         if (maxWeighted >= 0) {
             broker.put("rackwise.weights.max.partitions", Long.toString(maxWeighted));
         }
+        broker.put("rackwise.warmup.ms", System.getProperty(WARMUP_PROPERTY, "0"));
         broker.put("node.id", "1");
         broker.put("listeners", "PLAINTEXT://127.0.0.1:1,CONTROLLER://127.0.0.1:2");
         broker.put("controller.listener.names", "CONTROLLER");
