@@ -56,17 +56,22 @@ public final class CoreWarmUp {
 
     /**
      * Starts the JVM's one warm-up thread, the first time only (a daemon at minimum priority);
-     * returns at once. {@code followerFetching} is this broker's setting, so the warm-up runs
+     * returns at once and never throws. {@code followerFetching} is this broker's setting, so the warm-up runs
      * the branch its groups will.
      */
     public static void startOnce(long budgetMs, boolean followerFetching) {
         if (budgetMs <= 0 || !STARTED.compareAndSet(false, true)) {
             return;
         }
-        Thread t = new Thread(() -> run(budgetMs, followerFetching), "rackwise-warm-up");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        t.start();
+        try {
+            Thread t = new Thread(() -> run(budgetMs, followerFetching), "rackwise-warm-up");
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            t.start();
+        } catch (RuntimeException | OutOfMemoryError e) {
+            // no thread to be had (a JVM at its thread limit): assign() goes on without a warm-up
+            log.info("rackwise: core warm-up not started: {}", e.toString());
+        }
     }
 
     /** What a warm-up did: rounds over the groups, its thread's CPU in ms, whether it finished. */
