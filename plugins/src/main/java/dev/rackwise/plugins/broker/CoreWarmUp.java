@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 import dev.rackwise.core.IndexedSolution;
 import dev.rackwise.core.RackOptimal;
@@ -74,15 +75,16 @@ public final class CoreWarmUp {
         }
     }
 
-    /** What a warm-up did: rounds over the groups, its thread's CPU in ms, whether it finished. */
+    /** What a warm-up did: rounds over the groups, its thread's CPU in ms, whether a group failed. */
     public record Outcome(int rounds, long cpuMs, boolean failed) {
     }
 
     /** Runs the warm-up on the calling thread (the thread above; tests). */
     public static Outcome run(long budgetMs, boolean followerFetching) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        boolean cpu = mx.isCurrentThreadCpuTimeSupported();
-        long start = cpu ? mx.getCurrentThreadCpuTime() : System.nanoTime();
+        // this thread's CPU where the JVM measures it, else the wall clock
+        LongSupplier clock = mx.isCurrentThreadCpuTimeSupported() ? mx::getCurrentThreadCpuTime : System::nanoTime;
+        long start = clock.getAsLong();
         int rounds = 0;
         try {
             List<Shape> shapes = List.of(
@@ -100,20 +102,18 @@ public final class CoreWarmUp {
                     g.assign(followerFetching);
                 }
                 rounds++;
-                long used = (cpu ? mx.getCurrentThreadCpuTime() : System.nanoTime()) - start;
-                if (used >= budgetNs) {
+                if (clock.getAsLong() - start >= budgetNs) {
                     break;
                 }
             }
-            long ms = ((cpu ? mx.getCurrentThreadCpuTime() : System.nanoTime()) - start) / 1_000_000L;
+            long ms = (clock.getAsLong() - start) / 1_000_000L;
             log.info("rackwise: core warmed up on its own thread: {} rounds of {} synthetic groups, {} ms of CPU "
                 + "({}={})", rounds, groups.size(), ms, BUDGET_MS, budgetMs);
             return new Outcome(rounds, ms, false);
         } catch (RuntimeException | LinkageError e) {
             // a broker whose internal spec classes differ: no warm-up, nothing else changes
             log.info("rackwise: core warm-up skipped after {} rounds: {}", rounds, e.toString());
-            long ms = ((cpu ? mx.getCurrentThreadCpuTime() : System.nanoTime()) - start) / 1_000_000L;
-            return new Outcome(rounds, ms, true);
+            return new Outcome(rounds, (clock.getAsLong() - start) / 1_000_000L, true);
         }
     }
 
