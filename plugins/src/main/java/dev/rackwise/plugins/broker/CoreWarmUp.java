@@ -41,12 +41,13 @@ import org.slf4j.LoggerFactory;
  * <p>It takes at most {@code budgetMs} of its own thread's CPU (rounds of every group until
  * then), touches nothing shared (no advice, no plans, no metrics, no network), never runs on
  * a Kafka thread, and gives up silently on any error: a broker without the warm-up only pays
- * slower first calls. {@code rackwise.warmup.ms} sets the budget; 0 turns it off.
+ * slower first calls. {@code rackwise.warmup.ms} sets the budget; 0, the default, turns it off
+ * (its CPU lands when the first group assigns, beside the coordinator: plugins/README.md § 3).
  */
 public final class CoreWarmUp {
     /** The broker config that sets the budget in ms of CPU (0: no warm-up). */
     public static final String BUDGET_MS = "rackwise.warmup.ms";
-    public static final long DEFAULT_BUDGET_MS = 1_000;
+    public static final long DEFAULT_BUDGET_MS = 0;
     /** Rounds over every group at most: past this the path is compiled whatever the budget. */
     static final int MAX_ROUNDS = 200;
     private static final Logger log = LoggerFactory.getLogger(CoreWarmUp.class);
