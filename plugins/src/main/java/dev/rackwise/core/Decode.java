@@ -74,7 +74,7 @@ final class Decode {
                     int give = q + (Math.floorMod(i - cursor, kn) < r ? 1 : 0);
                     int j = ptr[m];
                     int end = in.ownedStart[m + 1];
-                    while (j < end && in.pType[in.owned[j]] == t) {
+                    while (j < end && in.ownedType[j] == t) {
                         if (give > 0) {
                             give(in, in.owned[j], m, owner, load, count);
                             kept[m]++;

@@ -69,6 +69,8 @@ final class Instance {
      */
     final int[] ownedStart;
     final int[] owned;
+    /** The type of {@code owned[i]}, beside it: the passes over owned runs read no pType at random. */
+    final int[] ownedType;
 
     /**
      * Input member of each sorted member, and input topic of each sorted topic: how the
@@ -295,6 +297,14 @@ final class Instance {
         int[] racksKeyOf = contentIds(ip.rackSets);
         int[] leaderKeyOf = contentIds(ip.leaders);
         TypeTable typeTable = new TypeTable();
+        // The common key (no leader rack, weight 1) straight from a (class, rack set) table: the
+        // same ids typeTable gives (it is asked on a miss), without a hash per partition.
+        long oneBits = Double.doubleToLongBits(1.0);
+        int rackKeys = ip.rackSets.length;
+        int[] plainType = (long) classes * rackKeys <= 1 << 16 ? new int[classes * rackKeys] : null;
+        if (plainType != null) {
+            Arrays.fill(plainType, -1);
+        }
         int[] ownedCount = new int[n + 1];
         // Whether member o may keep a partition of class keepClass[o] (a partition of a class it
         // lacks goes back to the pool): one search per member and topic, not per partition.
@@ -335,7 +345,15 @@ final class Instance {
                 }
                 int leader = ip.pLeader[q];
                 int leaderKey = byLeader && leader >= 0 ? leaderKeyOf[leader] : -1;
-                pType[p] = typeTable.of(c, racksKeyOf[ip.pRackSet[q]], leaderKey, Double.doubleToLongBits(w));
+                int racksKey = racksKeyOf[ip.pRackSet[q]];
+                long wBits = Double.doubleToLongBits(w);
+                if (plainType != null && leaderKey < 0 && wBits == oneBits) {
+                    int at = c * rackKeys + racksKey;
+                    int known = plainType[at];
+                    pType[p] = known >= 0 ? known : (plainType[at] = typeTable.of(c, racksKey, -1, wBits));
+                } else {
+                    pType[p] = typeTable.of(c, racksKey, leaderKey, wBits);
+                }
             }
         }
         sameWeights = same;
@@ -379,11 +397,13 @@ final class Instance {
             }
         }
         owned = new int[byType.length];
+        ownedType = new int[byType.length];
         for (int m = 0; m < n; m++) {
             Arrays.sort(byType, ownedStart[m], ownedStart[m + 1]);
         }
         for (int i = 0; i < byType.length; i++) {
             owned[i] = (int) byType[i];
+            ownedType[i] = (int) (byType[i] >>> 32);
         }
     }
 

@@ -126,9 +126,9 @@ public final class RackOptimal {
             int from = in.ownedStart[m];
             int to = in.ownedStart[m + 1];
             for (int i = from; i < to; ) {
-                int t = in.pType[in.owned[i]];
+                int t = in.ownedType[i];
                 int j = i;
-                while (j < to && in.pType[in.owned[j]] == t) {
+                while (j < to && in.ownedType[j] == t) {
                     j++;
                 }
                 key.add(t);
@@ -227,7 +227,7 @@ public final class RackOptimal {
         for (int k = 0; k < kinds; k++) {
             int m = kindFirst[k];
             for (int i = in.ownedStart[m]; i < in.ownedStart[m + 1]; i++) {
-                if (i == in.ownedStart[m] || in.pType[in.owned[i]] != in.pType[in.owned[i - 1]]) {
+                if (i == in.ownedStart[m] || in.ownedType[i] != in.ownedType[i - 1]) {
                     profiles++;
                 }
             }
@@ -238,8 +238,8 @@ public final class RackOptimal {
         for (int k = 0; k < kinds; k++) {
             int m = kindFirst[k];
             for (int i = in.ownedStart[m]; i < in.ownedStart[m + 1]; i++) {
-                if (i == in.ownedStart[m] || in.pType[in.owned[i]] != in.pType[in.owned[i - 1]]) {
-                    ownedKeys[profiles++] = (long) in.pType[in.owned[i]] * (kinds + 1L) + k + 1;
+                if (i == in.ownedStart[m] || in.ownedType[i] != in.ownedType[i - 1]) {
+                    ownedKeys[profiles++] = (long) in.ownedType[i] * (kinds + 1L) + k + 1;
                 }
             }
         }
@@ -293,7 +293,7 @@ public final class RackOptimal {
             for (int sup : net.kindSupplies[k]) { // type order, like the member's owned runs
                 int t = net.supplyType[sup];
                 int j = i;
-                while (j < in.ownedStart[m + 1] && in.pType[in.owned[j]] == t) {
+                while (j < in.ownedStart[m + 1] && in.ownedType[j] == t) {
                     j++;
                 }
                 net.supplyUnits[sup] = (long) (j - i) * net.kindMembers[k].length;

@@ -112,13 +112,13 @@ public final class BrokerProblem {
         }
         // Present topics: subscribed and known to the describer (a deleted or not yet known
         // topic can be given to nobody).
-        Map<Uuid, Integer> topicIndex = new HashMap<>();
+        TopicIndex topicIndex = new TopicIndex();
         List<Uuid> ids = new ArrayList<>();
         IntArray counts = new IntArray();
         long total = 0;
         for (Set<Uuid> set : subSets) {
             for (Uuid id : set) {
-                if (!topicIndex.containsKey(id)) {
+                if (topicIndex.get(id) == TopicIndex.ABSENT) {
                     int count = topics.numPartitions(id);
                     topicIndex.put(id, count < 0 ? -1 : ids.size());
                     if (count >= 0) {
@@ -186,8 +186,8 @@ public final class BrokerProblem {
             // forEach walks the map's own table (no iterator per member)
             current[k].partitions().forEach((id, held) -> {
                 currentSizes[member] += held.size();
-                Integer t = topicIndex.get(id);
-                if (t == null || t < 0) {
+                int t = topicIndex.get(id);
+                if (t < 0) {
                     return;
                 }
                 int count = counts.get(t);
@@ -228,6 +228,64 @@ public final class BrokerProblem {
             out.put(in.memberId(m), new TargetAssignment(parts));
         }
         return new GroupAssignment(out);
+    }
+
+    /**
+     * Topic id to topic index (-1: not known to the describer), open addressing on the id's
+     * bits: looked up once per member and topic of the current target, so no boxing and no
+     * node per entry.
+     */
+    private static final class TopicIndex {
+        static final int ABSENT = Integer.MIN_VALUE;
+        private Uuid[] keys = new Uuid[16];
+        private int[] values = new int[16];
+        private int size;
+
+        int get(Uuid id) {
+            int mask = keys.length - 1;
+            for (int i = slot(id, mask);; i = (i + 1) & mask) {
+                Uuid k = keys[i];
+                if (k == null) {
+                    return ABSENT;
+                }
+                if (k == id || k.equals(id)) {
+                    return values[i];
+                }
+            }
+        }
+
+        void put(Uuid id, int value) {
+            if (2 * (size + 1) > keys.length) {
+                Uuid[] oldKeys = keys;
+                int[] oldValues = values;
+                keys = new Uuid[2 * oldKeys.length];
+                values = new int[keys.length];
+                size = 0;
+                for (int i = 0; i < oldKeys.length; i++) {
+                    if (oldKeys[i] != null) {
+                        put(oldKeys[i], oldValues[i]);
+                    }
+                }
+            }
+            int mask = keys.length - 1;
+            for (int i = slot(id, mask);; i = (i + 1) & mask) {
+                if (keys[i] == null) {
+                    keys[i] = id;
+                    values[i] = value;
+                    size++;
+                    return;
+                }
+                if (keys[i].equals(id)) {
+                    values[i] = value;
+                    return;
+                }
+            }
+        }
+
+        private static int slot(Uuid id, int mask) {
+            long h = (id.getMostSignificantBits() ^ id.getLeastSignificantBits()) * 0x9E3779B97F4A7C15L;
+            return (int) (h >>> 32) & mask;
+        }
     }
 
     /** A growable int array. */
