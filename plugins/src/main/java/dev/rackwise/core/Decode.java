@@ -74,20 +74,24 @@ final class Decode {
                     int give = q + (Math.floorMod(i - cursor, kn) < r ? 1 : 0);
                     int j = ptr[m];
                     int end = in.ownedStart[m + 1];
-                    while (j < end && in.ownedType[j] == t) {
-                        if (give > 0) {
-                            give(in, in.owned[j], m, owner, load, count);
-                            kept[m]++;
-                            give--;
-                        } else {
-                            if (size == rest.length) {
-                                rest = Arrays.copyOf(rest, 2 * size);
-                            }
-                            rest[size++] = in.owned[j];
-                        }
-                        j++;
+                    int runEnd = j;
+                    while (runEnd < end && in.ownedType[runEnd] == t) {
+                        runEnd++;
                     }
-                    ptr[m] = j;
+                    // the run's first `give` partitions stay (loads are summed below), the rest go to the pools
+                    int stay = Math.min(give, runEnd - j);
+                    for (int x = j; x < j + stay; x++) {
+                        owner[in.owned[x]] = m;
+                    }
+                    count[m] += stay;
+                    kept[m] += stay;
+                    int back = runEnd - j - stay;
+                    if (size + back > rest.length) {
+                        rest = Arrays.copyOf(rest, Math.max(2 * rest.length, size + back));
+                    }
+                    System.arraycopy(in.owned, j + stay, rest, size, back);
+                    size += back;
+                    ptr[m] = runEnd;
                 }
                 cursors(net)[k] = (cursor + r) % kn;
                 Arrays.sort(rest, 0, size);
