@@ -7,7 +7,10 @@ rack-skewed topic on the testbed (brokers with the plug-in jar: ``rackwise testb
 topic, with the same members spread over az1..az3 (``client.rack``). Each group runs until its
 coordinator says it is settled (bench/live_views.py: STABLE, every member's current assignment
 equal to its target, every partition owned once and read to the end by the member the
-coordinator names), never on a timer. For each assignor:
+coordinator names), never on a timer. A group in which nothing changes for ``--stall``
+seconds with every member present (members holding partitions whose revocation they never
+acknowledge) is reported stalled, with those members and partitions, and the bench goes on;
+``--timeout`` bounds a group in any case. For each assignor:
 
 - the cross-rack partitions of the coordinator's assignment, and the bytes the members fetched
   (librdkafka statistics: the broker each partition is fetched from, ``rxbytes``), cross-rack
@@ -54,9 +57,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -239,7 +242,10 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         read: dict[int, str] = {}
         undescribed = 0  # polls at which describe_consumer_groups failed (the last view kept)
         last_print = 0.0
-        while not settled and time.monotonic() < deadline:
+        stalled = False
+        progress: tuple[Any, ...] = ()
+        moved_at = 0.0  # when the views last changed
+        while not settled and not stalled and time.monotonic() < deadline:
             time.sleep(0.5)  # the poll interval; the statistics come every 500 ms
             now = time.monotonic() - began
             described = CoordinatorView.of(admin, group, topic)
@@ -255,6 +261,12 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
             clients = ClientsView.of(members, view)
             complete = view.complete(args.members, args.partitions)
             settled = complete and len(read) == args.partitions
+            now_progress = (view.progress(), len(read), clients)
+            if now_progress != progress:
+                progress, moved_at = now_progress, now
+            # Nothing moves (members holding revoked partitions they never give back): report
+            # it instead of waiting out the timeout.
+            stalled = not settled and len(view.member_ids) == args.members and now - moved_at >= args.stall
             for name, reached in (("coordinator_owned_s", len(view.owner()) == args.partitions),
                                   ("reconciled_s", complete),
                                   ("all_read_s", len(read) == args.partitions),
@@ -272,7 +284,11 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
                       file=sys.stderr, flush=True)
         cpu = files.cpu() - cpu0
         own_cpu = time.process_time() - own0
-        marks["settled_s" if settled else "gave_up_s"] = round(time.monotonic() - began, 1)
+        marks["settled_s" if settled else "stalled_s" if stalled else "gave_up_s"] = round(
+            time.monotonic() - began, 1)
+        if stalled and view is not None:
+            print(f"  {assignor}: stalled for {args.stall:.0f}s; members holding revoked partitions: "
+                  f"{dict(sorted(view.pending.items()))}", file=sys.stderr, flush=True)
         views = [m.view() for m in members]  # the owners' statistics hold every record already
         clients = ClientsView.of(members, view)
         # The members stop consuming (still in the group): with 60 members their statistics
@@ -288,8 +304,7 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         # All at once, as a deployment stops: one by one, each close waits for its leave
         # heartbeat while the others are reassigned its partitions (minutes for 30 members).
         leaving = time.monotonic()
-        with ThreadPoolExecutor(max(1, len(members))) as pool:
-            list(pool.map(RdkafkaConsumer.stop, members))
+        unclosed = _close_all(members, args.close_timeout)
         left = time.monotonic() - leaving
     time.sleep(args.pause)  # the leaving members' epochs, the plug-in's background reports
     cpu_total = files.cpu() - cpu0
@@ -316,10 +331,25 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
                          "disagree_with_coordinator": clients.disagree},
         "broker_threads": threads,
         "broker_cpu_with_leave_s": round(cpu_total, 1), "leave_s": round(left, 1),
+        "unclosed_members": unclosed,
         "coordinator": coordinator,
         "coordinator_with_leave": _coordinator(files, group),
         "fallbacks": _fallbacks(files, group),
     }
+
+
+def _close_all(members: list[RdkafkaConsumer], timeout: float) -> int:
+    """Closes every member at once, as a deployment stops; returns how many had not closed
+    within ``timeout`` seconds (a member stuck in a revocation can block its close: it is left
+    to a daemon thread, so the bench goes on and can exit)."""
+    threads = [threading.Thread(target=m.stop, name=f"close-{i}", daemon=True)
+               for i, m in enumerate(members)]
+    for t in threads:
+        t.start()
+    end = time.monotonic() + timeout
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+    return sum(t.is_alive() for t in threads)
 
 
 def _start_agent(bootstrap: str, prefix: str) -> tuple[subprocess.Popen[bytes], Path]:
@@ -403,6 +433,12 @@ def main() -> int:
     ap.add_argument("--records-per-partition", type=int, default=50)
     ap.add_argument("--join-gap", type=float, default=0.3)
     ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--stall", type=float, default=120,
+                    help="seconds with every member present and nothing changing (the "
+                         "coordinator's view, the reads, the clients' view) before a group is "
+                         "reported stalled and the bench goes on")
+    ap.add_argument("--close-timeout", type=float, default=60,
+                    help="seconds to wait for the members' close(); the rest are left behind")
     ap.add_argument("--stats-ms", type=int, default=500,
                     help="librdkafka statistics.interval.ms: every member's document lists "
                          "every partition of the topic, parsed in this process (at 60 members "

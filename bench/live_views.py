@@ -20,7 +20,7 @@ bytes received and the broker fetched from): never the clients' ``assignment()``
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from confluent_kafka.admin import AdminClient
@@ -38,6 +38,9 @@ class CoordinatorView:
     member_ids: tuple[str, ...]
     reconciled: bool
     owners: Mapping[int, tuple[str, ...]]
+    #: per member still holding partitions of the topic its target no longer gives it (a
+    #: revocation it has not acknowledged), those partitions
+    pending: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, admin: AdminClient, group: str, topic: str) -> CoordinatorView | None:
@@ -47,6 +50,7 @@ class CoordinatorView:
         except Exception:  # noqa: BLE001 - ask again at the next poll
             return None
         owners: dict[int, list[str]] = {}
+        pending: dict[str, tuple[int, ...]] = {}
         reconciled = True
         for m in desc.members:
             current = _tps(m.assignment)
@@ -55,9 +59,14 @@ class CoordinatorView:
             for t, p in current:
                 if t == topic:
                     owners.setdefault(p, []).append(m.member_id)
+            if target is not None:
+                held = sorted(p for t, p in current - target if t == topic)
+                if held:
+                    pending[m.member_id] = tuple(held)
+        # confluent-kafka 2.16.1 names a KIP-848 group that is assigning or reconciling UNKNOWN
         state = desc.state.name if desc.state is not None else "UNKNOWN"
         return cls(state, tuple(m.member_id for m in desc.members), reconciled,
-                   {p: tuple(ms) for p, ms in owners.items()})
+                   {p: tuple(ms) for p, ms in owners.items()}, pending)
 
     def owner(self) -> dict[int, str]:
         """Partition -> its owner, for the partitions exactly one member's assignment holds."""
@@ -71,7 +80,13 @@ class CoordinatorView:
     def summary(self) -> dict[str, Any]:
         return {"state": self.state, "members": len(self.member_ids),
                 "reconciled": self.reconciled, "owned_once": len(self.owner()),
-                "owned_more_than_once": len(self.owners) - len(self.owner())}
+                "owned_more_than_once": len(self.owners) - len(self.owner()),
+                "pending_revocation": {m: list(ps) for m, ps in sorted(self.pending.items())}}
+
+    def progress(self) -> tuple[Any, ...]:
+        """What changes while the group moves towards settled: equal twice, nothing moved."""
+        return (self.state, self.member_ids, self.reconciled,
+                tuple(sorted(self.owners.items())), tuple(sorted(self.pending.items())))
 
 
 def _tps(assignment: Any) -> set[tuple[str, int]]:

@@ -88,15 +88,23 @@ class Client(Protocol):
 def rdkafka_fetches(raw: str, topic: str) -> dict[TP, PartitionFetch]:
     """One librdkafka statistics document (the ``stats_cb`` argument) as fetch figures for
     ``topic``: per partition ``rxmsgs``, ``rxbytes`` and ``broker`` (-1: none yet)."""
+    return rdkafka_stats(raw, topic)[0]
+
+
+def rdkafka_stats(raw: str, topic: str) -> tuple[dict[TP, PartitionFetch], frozenset[TP]]:
+    """:func:`rdkafka_fetches` and :func:`rdkafka_fetching` of one document, parsed once."""
     parts = json.loads(raw).get("topics", {}).get(topic, {}).get("partitions", {})
-    out = {}
+    fetches = {}
+    fetching = []
     for p, s in parts.items():
         if int(p) < 0:  # the internal unassigned partition
             continue
         broker = int(s["broker"])
-        out[(topic, int(p))] = PartitionFetch(int(s["rxmsgs"]), int(s["rxbytes"]),
-                                              broker if broker >= 0 else None)
-    return out
+        fetches[(topic, int(p))] = PartitionFetch(int(s["rxmsgs"]), int(s["rxbytes"]),
+                                                  broker if broker >= 0 else None)
+        if s.get("fetch_state") == "active":
+            fetching.append((topic, int(p)))
+    return fetches, frozenset(fetching)
 
 
 def rdkafka_fetching(raw: str, topic: str) -> frozenset[TP]:
@@ -104,9 +112,7 @@ def rdkafka_fetching(raw: str, topic: str) -> frozenset[TP]:
     statistics document: a partition revoked from a KIP-848 member can stay active for a
     moment after the member's assignment no longer lists it, and what it fetches then is read
     twice."""
-    parts = json.loads(raw).get("topics", {}).get(topic, {}).get("partitions", {})
-    return frozenset((topic, int(p)) for p, s in parts.items()
-                     if int(p) >= 0 and s.get("fetch_state") == "active")
+    return rdkafka_stats(raw, topic)[1]
 
 
 class JsonLineClient:
@@ -231,6 +237,9 @@ class RdkafkaConsumer:
         self.topic = topic
         self._stats: dict[TP, PartitionFetch] = {}
         self._fetching: frozenset[TP] = frozenset()
+        self._raw = ""  # the latest statistics document, parsed when asked
+        self._seq = 0  # documents received
+        self._parsed_seq = 0  # the document _stats and _fetching come from
         self._lock = threading.Lock()
         config: dict[str, Any] = {
             "bootstrap.servers": bootstrap, "group.id": group, "group.protocol": "consumer",
@@ -250,16 +259,30 @@ class RdkafkaConsumer:
         self._thread.start()
 
     def _on_stats(self, raw: str) -> None:
-        stats = rdkafka_fetches(raw, self.topic)
-        fetching = rdkafka_fetching(raw, self.topic)
+        # Kept, not parsed: the callback runs inside consume(), on the thread that also serves
+        # the member's revocations. Parsing every document there (one per member every
+        # stats_ms, each listing every partition of the topic) fell behind on a busy 2-core
+        # machine, the documents queued up, and members left revocations unacknowledged for
+        # minutes: the group never settled, whichever assignor.
         with self._lock:
-            self._stats = stats
-            self._fetching = fetching
+            self._raw = raw
+            self._seq += 1
+
+    def _latest(self) -> tuple[dict[TP, PartitionFetch], frozenset[TP]]:
+        """The latest document's figures, parsed once, by the thread that asks."""
+        with self._lock:
+            raw, seq = self._raw, self._seq
+            if seq == self._parsed_seq:
+                return self._stats, self._fetching
+        stats, fetching = rdkafka_stats(raw, self.topic)
+        with self._lock:
+            if seq > self._parsed_seq:  # not older than what another reader parsed meanwhile
+                self._stats, self._fetching, self._parsed_seq = stats, fetching, seq
+            return self._stats, self._fetching
 
     def fetching(self) -> frozenset[TP]:
         """What librdkafka was fetching at its last statistics (every ``stats_ms``)."""
-        with self._lock:
-            return self._fetching
+        return self._latest()[1]
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -273,8 +296,7 @@ class RdkafkaConsumer:
         return self._assignment
 
     def fetches(self) -> dict[TP, PartitionFetch]:
-        with self._lock:
-            return dict(self._stats)
+        return dict(self._latest()[0])
 
     def records(self) -> int:
         return sum(f.records for f in self.fetches().values())

@@ -8,7 +8,15 @@ import json
 import pytest
 
 from agent.dev.demo.fetchwindow import holds, wire_line
-from agent.dev.fetchstats import ClientView, PartitionFetch, follows, rdkafka_fetches, wire_figures
+from agent.dev.fetchstats import (
+    ClientView,
+    PartitionFetch,
+    follows,
+    rdkafka_fetches,
+    rdkafka_fetching,
+    rdkafka_stats,
+    wire_figures,
+)
 from protocol.plan import AssignmentPlan, MemberPlan, PartitionPlan, PlanSummary
 
 pytestmark = pytest.mark.unit
@@ -38,6 +46,18 @@ def test_rdkafka_statistics_give_broker_and_bytes_per_partition() -> None:
     assert rdkafka_fetches(raw, "t") == {("t", 0): PartitionFetch(5, 1000, 2),
                                          ("t", 1): PartitionFetch(0, 0, None)}
     assert rdkafka_fetches(json.dumps({"topics": {}}), "t") == {}
+
+
+def test_one_parse_gives_what_the_two_readers_give() -> None:
+    raw = json.dumps({"topics": {"t": {"partitions": {
+        "0": {"broker": 2, "rxbytes": 1000, "rxmsgs": 5, "fetch_state": "active"},
+        "1": {"broker": -1, "rxbytes": 0, "rxmsgs": 0, "fetch_state": "stopped"},
+        "2": {"broker": 3, "rxbytes": 10, "rxmsgs": 1, "fetch_state": "active"},
+        "-1": {"broker": -1, "rxbytes": 0, "rxmsgs": 0, "fetch_state": "active"}}}}})
+    fetches, fetching = rdkafka_stats(raw, "t")
+    assert fetches == rdkafka_fetches(raw, "t")
+    assert fetching == rdkafka_fetching(raw, "t") == frozenset({("t", 0), ("t", 2)})
+    assert rdkafka_stats(json.dumps({"topics": {}}), "t") == ({}, frozenset())
 
 
 def test_a_window_is_the_difference_with_the_later_broker() -> None:
