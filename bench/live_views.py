@@ -7,10 +7,10 @@ assigned to exactly one member, and each partition's records read to the end by 
 coordinator says owns it (that member's librdkafka fetch statistics: :func:`read_to_end`).
 
 The members' own view (librdkafka's ``assignment()``) is reported beside it
-(:class:`ClientsView`) but not waited on: a KIP-848 member of librdkafka 2.16.1 can keep
-listing partitions it has already given up (the coordinator has moved them to another member,
-which owns and reads them), so the clients' view may show partitions owned twice long after the
-group is settled, or forever.
+(:class:`ClientsView`) but not waited on. Earlier runs saw members keep listing partitions they
+had given up, long after the group settled; that was while the bench parsed every librdkafka
+statistics document inside ``consume()`` and fell behind (agent/dev/fetchstats.py), and it has
+not been seen since, but the coordinator stays the judge.
 
 The wire figures (:func:`wire`) are the coordinator's assignment (who owns what, so which
 partitions are read across racks) plus what the clients actually fetched (per partition, the
