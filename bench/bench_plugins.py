@@ -27,7 +27,16 @@ acknowledge) is reported stalled, with those members and partitions, and the ben
 
 ``--rounds N`` runs all the groups N times on the same brokers (new groups each round): on a
 new testbed the first round is on fresh brokers (``assignments_before`` = 0), the others on
-warm ones.
+warm ones. Two things keep "warm" honest:
+
+- ``--coordinator N`` names every group so that broker N coordinates it (its
+  ``__consumer_offsets`` partition is led by N). Otherwise each new group id lands on any of
+  the three brokers, and a "warm" round can be the first the assignor ever runs on its broker.
+- ``--alternate`` reverses the assignors' order in every other round. The first group of a
+  round pays for JIT-compiling Kafka's own paths that the groups share, whoever it is.
+
+Besides the brokers' CPU in all, each group gives its coordinator's CPU alone
+(``coordinator_broker_cpu_s``, the broker whose log computed its target assignments).
 
 ``RackwiseGroupAssignor`` decides in-process on the brokers (plugins/README.md §3), so this is a
 cold start by default: no agent runs, and the group is rack-optimal from its first target
@@ -49,6 +58,8 @@ Usage (a testbed of one's own: the CPU figures read its broker pids and logs)::
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import os
 import random
@@ -108,12 +119,16 @@ class BrokerFiles:
 
     def cpu(self) -> float:
         """CPU seconds (utime + stime) of the testbed's broker JVMs."""
+        return sum(self.cpu_by_node().values())
+
+    def cpu_by_node(self) -> dict[int, float]:
+        """CPU seconds of each broker JVM, by node id (n1, n2, n3 in the testbed's layout)."""
         tick = os.sysconf("SC_CLK_TCK")
-        total = 0.0
-        for pid in self.pids:
+        out: dict[int, float] = {}
+        for node, pid in enumerate(self.pids, start=1):
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / tick
-        return total
+            out[node] = (int(fields[11]) + int(fields[12])) / tick
+        return out
 
     def threads(self) -> dict[str, float]:
         """CPU seconds of the brokers' threads by name, digits dropped (``C2 CompilerThre``,
@@ -132,11 +147,15 @@ class BrokerFiles:
 
     def lines(self, needle: str) -> list[str]:
         """Every server.log line (rolled files too) holding ``needle``."""
-        out: list[str] = []
-        for d in self.logs:
+        return [line for _node, line in self.node_lines(needle)]
+
+    def node_lines(self, needle: str) -> list[tuple[int, str]]:
+        """(node id, line) for every server.log line holding ``needle``."""
+        out: list[tuple[int, str]] = []
+        for node, d in enumerate(self.logs, start=1):
             for log in sorted(d.glob("server.log*")):
                 with open(log, encoding="utf-8", errors="replace") as fh:
-                    out.extend(line for line in fh if needle in line)
+                    out.extend((node, line) for line in fh if needle in line)
         return out
 
 
@@ -194,16 +213,64 @@ def _write(args: argparse.Namespace, admin: AdminClient, topic: str) -> None:
 
 
 def _coordinator(files: BrokerFiles, group: str) -> dict[str, Any]:
-    """The coordinator's target-assignment computations for ``group``: count, ms median/max."""
+    """The coordinator's target-assignment computations for ``group``: count, ms median/max,
+    and the node(s) whose log holds them."""
     ms = []
     names = set()
-    for line in files.lines(f"[GroupId {group}] Computed a new target assignment"):
+    nodes = set()
+    for node, line in files.node_lines(f"[GroupId {group}] Computed a new target assignment"):
         m = TARGET_LINE.search(line)
         if m and m["group"] == group:
             ms.append(int(m["ms"]))
             names.add(m["assignor"])
+            nodes.add(node)
     return {"computed": len(ms), "assign_ms_median": statistics.median(ms) if ms else None,
-            "assign_ms_max": max(ms) if ms else None, "assignor_names": sorted(names)}
+            "assign_ms_max": max(ms) if ms else None, "assignor_names": sorted(names),
+            "nodes": sorted(nodes)}
+
+
+def java_string_hash(text: str) -> int:
+    """Java's ``String.hashCode`` (UTF-16 code units, 32-bit wrap-around), signed."""
+    h = 0
+    for unit in text.encode("utf-16-be").hex(" ", 2).split():
+        h = (31 * h + int(unit, 16)) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def offsets_partition(group: str, partitions: int) -> int:
+    """The ``__consumer_offsets`` partition of ``group``, as Kafka's group coordinator picks
+    it: ``Utils.abs(groupId.hashCode()) % partitions`` (``Utils.abs(MIN_VALUE)`` is 0)."""
+    h = java_string_hash(group)
+    return (0 if h == -(1 << 31) else abs(h)) % partitions
+
+
+def _offsets_leaders(admin: AdminClient) -> dict[int, int]:
+    """``__consumer_offsets`` partition -> leader. The topic is created on the first
+    FindCoordinator: a describe of a group nobody uses makes one, then its leaders are awaited."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        md = admin.list_topics("__consumer_offsets", timeout=10).topics.get("__consumer_offsets")
+        if md is not None and md.error is None and md.partitions and all(
+                p.leader >= 0 for p in md.partitions.values()):
+            return {p: m.leader for p, m in md.partitions.items()}
+        with contextlib.suppress(Exception):  # KafkaException while the topic is created
+            admin.describe_consumer_groups(["bench-live-find-coordinator"])[
+                "bench-live-find-coordinator"].result(10)
+        time.sleep(0.5)
+    raise SystemExit("__consumer_offsets has no leaders after 120 s")
+
+
+def _group_on(name: str, broker: int | None, leaders: dict[int, int]) -> str:
+    """``name``, or the first ``name-cK`` that broker ``broker`` coordinates."""
+    if broker is None:
+        return name
+    if broker not in leaders.values():
+        raise SystemExit(f"broker {broker} leads no __consumer_offsets partition: {leaders}")
+    for k in itertools.count():
+        group = name if k == 0 else f"{name}-c{k}"
+        if leaders[offsets_partition(group, len(leaders))] == broker:
+            return group
+    raise AssertionError("unreachable")
 
 
 def _fallbacks(files: BrokerFiles, group: str) -> int:
@@ -223,7 +290,7 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
     placement = _placement(args.partitions)
     members: list[RdkafkaConsumer] = []
     load_start = _loadavg()
-    cpu0, threads0 = files.cpu(), files.threads()
+    cpu0, threads0 = files.cpu_by_node(), files.threads()
     own0 = time.process_time()  # the bench's own CPU: librdkafka and its statistics' JSON
     began = time.monotonic()
     try:
@@ -282,7 +349,8 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
                       f"{clients.owned_once} owned once, {clients.owned_twice} owned twice; "
                       f"{undescribed} failed describes",
                       file=sys.stderr, flush=True)
-        cpu = files.cpu() - cpu0
+        cpu_nodes = files.cpu_by_node()
+        cpu = sum(cpu_nodes.values()) - sum(cpu0.values())
         own_cpu = time.process_time() - own0
         marks["settled_s" if settled else "stalled_s" if stalled else "gave_up_s"] = round(
             time.monotonic() - began, 1)
@@ -307,7 +375,7 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         unclosed = _close_all(members, args.close_timeout)
         left = time.monotonic() - leaving
     time.sleep(args.pause)  # the leaving members' epochs, the plug-in's background reports
-    cpu_total = files.cpu() - cpu0
+    cpu_total = files.cpu() - sum(cpu0.values())
     final = view or CoordinatorView("UNDESCRIBED", (), False, {})
     # When partitions were read to the end by their owner, by where it fetched them from.
     by_source: dict[str, list[float]] = {"leader": [], "follower": []}
@@ -322,6 +390,10 @@ def _live_group(args: argparse.Namespace, admin: AdminClient, files: BrokerFiles
         "assignor": assignor, "group": group, "settled": settled,
         **wire(final, views, racks, placement),
         "broker_cpu_s": round(cpu, 1), "elapsed_s": round(elapsed, 1),
+        # the coordinator's JVM alone: the assignor runs there and nowhere else
+        "coordinator_broker_cpu_s": (round(cpu_nodes[coordinator["nodes"][0]]
+                                           - cpu0[coordinator["nodes"][0]], 1)
+                                     if len(coordinator["nodes"]) == 1 else None),
         "load_avg_start": load_start, "load_avg_end": load_end,
         "bench_cpu_s": round(own_cpu, 1), "failed_describes": undescribed,
         "joined_s": round(joined, 1), **marks, "read_to_end_at": read_at,
@@ -403,14 +475,19 @@ def live(args: argparse.Namespace) -> dict[str, Any]:
         time.sleep(args.settle)  # the brokers start the new topic's leaders and fetchers
         out["idle_cpu_per_s"] = round(_idle_cpu(files, args.idle), 2)
         print(json.dumps({"idle_cpu_per_s": out["idle_cpu_per_s"]}), flush=True)
+        leaders = _offsets_leaders(admin) if args.coordinator is not None else {}
+        out["coordinator_broker"] = args.coordinator
+        out["alternate"] = args.alternate
         out["rounds"] = []
         for r in range(args.rounds):
             # Fresh brokers: no target assignment computed in their logs before this round.
             done_before = len(files.lines("Computed a new target assignment"))
-            groups: dict[str, Any] = {"round": r + 1, "assignments_before": done_before}
-            for assignor in args.assignors:
-                row = _live_group(args, admin, files, topic, f"{topic}-{assignor}-r{r + 1}",
-                                  assignor, racks)
+            order = list(reversed(args.assignors)) if args.alternate and r % 2 else args.assignors
+            groups: dict[str, Any] = {"round": r + 1, "assignments_before": done_before,
+                                      "order": order}
+            for assignor in order:
+                group = _group_on(f"{topic}-{assignor}-r{r + 1}", args.coordinator, leaders)
+                row = _live_group(args, admin, files, topic, group, assignor, racks)
                 groups[assignor] = row
                 print(json.dumps(row), flush=True)
             out["rounds"].append(groups)
@@ -456,6 +533,11 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=1,
                     help="rounds of all the groups on the same brokers: the first round on a "
                          "new testbed is on fresh brokers, the later ones on warm brokers")
+    ap.add_argument("--coordinator", type=int, choices=(1, 2, 3), default=None,
+                    help="name every group so that this broker coordinates it (so a warm round "
+                         "is warm for the assignor too)")
+    ap.add_argument("--alternate", action="store_true",
+                    help="reverse the assignors' order in every other round")
     ap.add_argument("--out", type=Path, default=None, help="write the JSON result here too")
     args = ap.parse_args()
     args.assignors = [a for a in str(args.assignors).split(",") if a]
