@@ -17,6 +17,13 @@ import java.util.Arrays;
  * distance {@code D}, each settled node's potential moves by {@code dist - D} (others keep
  * theirs), which keeps the invariant and makes the path's arcs tight.
  *
+ * <p>A node no arc enters whose flow leaves by one arc (a supply of one unit, as each
+ * partition of its own weight is in the consumer core) has one residual arc in: the back arc
+ * from where its flow goes. Its distance is exact as soon as that arc is relaxed, so it is
+ * settled then and its own arcs relaxed at once, without a heap entry; a search from a pool
+ * that hundreds of such nodes feed then costs a scan of them, not hundreds of sifts. It keeps
+ * its potential unless its distance was below the demand's, as any unsettled node does.
+ *
  * <p>The result is a least-cost flow; which one, when several tie, is this solver's business,
  * so {@link LexFlow} uses it only with a perturbation (a unique optimum). Returns null when
  * the supplies cannot be met or a potential would leave its safe range (the caller then falls
@@ -62,6 +69,17 @@ final class ShortestPathFlow {
         int[][] back = new int[nodes][];
         int[] backCount = new int[nodes];
         int[] backPos = new int[arcs];
+        // Nodes no arc enters, and each node's arcs out that carry flow: a node with both is
+        // settled without the heap (class comment).
+        boolean[] entered = new boolean[nodes];
+        for (int a = 0; a < arcs; a++) {
+            entered[head[a]] = true;
+        }
+        int[] carrying = new int[nodes];
+        // the nodes whose distance a settled node's scan lowered, each once
+        int[] improved = new int[nodes];
+        boolean[] touched = new boolean[nodes];
+        int nImproved = 0;
         long[] excess = Arrays.copyOf(supply, nodes);
         long balance = 0;
         for (int v = 0; v < nodes; v++) {
@@ -171,6 +189,7 @@ final class ShortestPathFlow {
                             }
                             backPos[arc] = backCount[h];
                             l[backCount[h]++] = arc;
+                            carrying[tail[arc]]++;
                         }
                     }
                     excess[s] -= push;
@@ -231,19 +250,64 @@ final class ShortestPathFlow {
                             seen[v] = phase;
                             dist[v] = nd;
                             via[v] = a;
-                            if (2 * size == heap.length) {
-                                heap = Arrays.copyOf(heap, heap.length * 2);
+                            if (!entered[v] && carrying[v] == 1 && excess[v] >= 0) {
+                                // this arc is v's one way in: settled now, its arcs relaxed here
+                                done[v] = phase;
+                                settled[count++] = v;
+                                long pv = pot[v];
+                                for (int j = first[v], je = first[v + 1]; j < je; j++) {
+                                    int b = adj[j];
+                                    if (rcap[b] == 0) {
+                                        continue;
+                                    }
+                                    int w = to[b];
+                                    if (done[w] == phase) {
+                                        continue;
+                                    }
+                                    long nw = nd + rcost[b] + pv - pot[w];
+                                    if (nw >= bestDemand) {
+                                        continue;
+                                    }
+                                    if (excess[w] < 0) {
+                                        bestDemand = nw;
+                                    }
+                                    if (seen[w] != phase || nw < dist[w]) {
+                                        seen[w] = phase;
+                                        dist[w] = nw;
+                                        via[w] = b;
+                                        if (!touched[w]) {
+                                            touched[w] = true;
+                                            improved[nImproved++] = w;
+                                        }
+                                    }
+                                }
+                                continue;
                             }
-                            siftUp(heap, size++, nd, v);
+                            if (!touched[v]) {
+                                touched[v] = true;
+                                improved[nImproved++] = v;
+                            }
                         }
                     }
+                    // one heap entry per node u improved, at its final distance: a pool fed by
+                    // hundreds of one-unit nodes may improve hundreds of times in one scan
+                    for (int i = 0; i < nImproved; i++) {
+                        int v = improved[i];
+                        touched[v] = false;
+                        if (2 * size == heap.length) {
+                            heap = Arrays.copyOf(heap, heap.length * 2);
+                        }
+                        siftUp(heap, size++, dist[v], v);
+                    }
+                    nImproved = 0;
                 }
                 if (target < 0 || reach >= BOUND) {
                     return null;
                 }
                 for (int i = 0; i < count; i++) {
                     int v = settled[i];
-                    long p = pot[v] + dist[v] - reach;
+                    // a node settled without the heap may lie beyond the demand: it keeps its potential
+                    long p = pot[v] + Math.min(dist[v], reach) - reach;
                     if (p <= -BOUND) {
                         return null;
                     }
@@ -270,12 +334,14 @@ final class ShortestPathFlow {
                         }
                         backPos[arc] = backCount[h];
                         l[backCount[h]++] = arc;
+                        carrying[tail[arc]]++;
                     } else if (had && !has) {
                         int h = head[arc];
                         int[] l = back[h];
                         int last = l[--backCount[h]];
                         l[backPos[arc]] = last;
                         backPos[last] = backPos[arc];
+                        carrying[tail[arc]]--;
                     }
                 }
                 excess[s] -= push;

@@ -137,7 +137,7 @@ class MinCostFlowTest {
         }
     }
 
-    private static long plain(int n, int[][] arcs, long[] supply) {
+    static long plain(int n, int[][] arcs, long[] supply) {
         int src = n;
         int snk = n + 1;
         int total = n + 2;
