@@ -17,12 +17,17 @@ import java.util.Arrays;
  * distance {@code D}, each settled node's potential moves by {@code dist - D} (others keep
  * theirs), which keeps the invariant and makes the path's arcs tight.
  *
- * <p>A node no arc enters whose flow leaves by one arc (a supply of one unit, as each
- * partition of its own weight is in the consumer core) has one residual arc in: the back arc
- * from where its flow goes. Its distance is exact as soon as that arc is relaxed, so it is
- * settled then and its own arcs relaxed at once, without a heap entry; a search from a pool
- * that hundreds of such nodes feed then costs a scan of them, not hundreds of sifts. It keeps
- * its potential unless its distance was below the demand's, as any unsettled node does.
+ * <p>Feeders: a node no arc enters, with at most {@link #FEED_DEGREE} arcs (a type of
+ * partitions of their own weight, in the consumer core), is only ever passed through: in from
+ * a node {@code A} its flow goes to, by the back arc of {@code e = t->A}, and out to {@code B}
+ * by {@code f = t->B}. The way {@code A -> t -> B} costs {@code cost[f] - cost[e]} plus
+ * {@code pot[A] - pot[B]}, whatever {@code t}'s potential, so a feeder is never put in the
+ * heap: per pair {@code (A, B)} a heap of its {@code (e, f)} pairs by that cost gives the
+ * cheapest way at once, instead of a scan of the hundreds of feeders {@code A} may have. A
+ * pair whose {@code e} no longer carries flow or whose {@code f} is full is dropped when it
+ * comes to the top; a feeder whose flow changes is entered again with its new pairs. Its own
+ * potential is used only while it is the search's start, before which only its arcs' heads'
+ * potentials have moved, and they only go down, so its arcs out stay of reduced cost >= 0.
  *
  * <p>The result is a least-cost flow; which one, when several tie, is this solver's business,
  * so {@link LexFlow} uses it only with a perturbation (a unique optimum). Returns null when
@@ -31,6 +36,8 @@ import java.util.Arrays;
  */
 final class ShortestPathFlow {
     private static final long BOUND = 1L << 62;
+    /** A node no arc enters with at most this many arcs out is a feeder (class comment). */
+    static final int FEED_DEGREE = 8;
 
     private ShortestPathFlow() {
     }
@@ -69,14 +76,21 @@ final class ShortestPathFlow {
         int[][] back = new int[nodes][];
         int[] backCount = new int[nodes];
         int[] backPos = new int[arcs];
-        // Nodes no arc enters, and each node's arcs out that carry flow: a node with both is
-        // settled without the heap (class comment).
-        boolean[] entered = new boolean[nodes];
+        // Feeders (class comment): their carrying arcs are in feeds, not in the back lists.
+        boolean[] feeder = new boolean[nodes];
+        Arrays.fill(feeder, true);
         for (int a = 0; a < arcs; a++) {
-            entered[head[a]] = true;
+            feeder[head[a]] = false;
         }
-        int[] carrying = new int[nodes];
-        // the nodes whose distance a settled node's scan lowered, each once
+        for (int v = 0; v < nodes; v++) {
+            feeder[v] &= first[v + 1] - first[v] <= FEED_DEGREE;
+        }
+        Feeds feeds = new Feeds(nodes);
+        int[] viaFeed = new int[nodes];
+        int[] fedAt = new int[nodes];
+        int[] path = new int[2 * nodes + 2];
+        Feeds.Stash stash = new Feeds.Stash();
+        // the nodes whose distance a settled node's scan lowered, each once; feeders to enter again
         int[] improved = new int[nodes];
         boolean[] touched = new boolean[nodes];
         int nImproved = 0;
@@ -179,7 +193,7 @@ final class ShortestPathFlow {
                         boolean had = rcap[a ^ 1] > 0;
                         rcap[a] -= push;
                         rcap[a ^ 1] += push;
-                        if (!had) {
+                        if (!had && !feeder[tail[arc]]) {
                             int h = head[arc];
                             int[] l = back[h];
                             if (l == null) {
@@ -189,11 +203,15 @@ final class ShortestPathFlow {
                             }
                             backPos[arc] = backCount[h];
                             l[backCount[h]++] = arc;
-                            carrying[tail[arc]]++;
                         }
                     }
                     excess[s] -= push;
                     excess[found] += push;
+                }
+            }
+            for (int v = 0; v < nodes; v++) {
+                if (feeder[v]) {
+                    feeds.enter(v, first, adj, head, rcap, cost);
                 }
             }
         }
@@ -250,39 +268,48 @@ final class ShortestPathFlow {
                             seen[v] = phase;
                             dist[v] = nd;
                             via[v] = a;
-                            if (!entered[v] && carrying[v] == 1 && excess[v] >= 0) {
-                                // this arc is v's one way in: settled now, its arcs relaxed here
-                                done[v] = phase;
-                                settled[count++] = v;
-                                long pv = pot[v];
-                                for (int j = first[v], je = first[v + 1]; j < je; j++) {
-                                    int b = adj[j];
-                                    if (rcap[b] == 0) {
-                                        continue;
-                                    }
-                                    int w = to[b];
-                                    if (done[w] == phase) {
-                                        continue;
-                                    }
-                                    long nw = nd + rcost[b] + pv - pot[w];
-                                    if (nw >= bestDemand) {
-                                        continue;
-                                    }
-                                    if (excess[w] < 0) {
-                                        bestDemand = nw;
-                                    }
-                                    if (seen[w] != phase || nw < dist[w]) {
-                                        seen[w] = phase;
-                                        dist[w] = nw;
-                                        via[w] = b;
-                                        if (!touched[w]) {
-                                            touched[w] = true;
-                                            improved[nImproved++] = w;
-                                        }
-                                    }
-                                }
-                                continue;
+                            fedAt[v] = 0;
+                            if (!touched[v]) {
+                                touched[v] = true;
+                                improved[nImproved++] = v;
                             }
+                        }
+                    }
+                    // through u's feeders: per head B, the cheapest (e, f) pair still usable
+                    Feeds.Heap[] hs = feeds.out[u];
+                    for (int h = 0, hn = feeds.outCount[u]; h < hn; h++) {
+                        Feeds.Heap hp = hs[h];
+                        int v = hp.to;
+                        if (done[v] == phase) {
+                            continue;
+                        }
+                        while (hp.size > 0) {
+                            int e0 = hp.e[0];
+                            if (rcap[2 * e0 + 1] == 0 || rcap[2 * hp.f[0]] == 0) {
+                                hp.pop(); // stale: e carries nothing now, or f is full
+                            } else if (tail[e0] == s) { // never back through the start:
+                                stash.add(hp);            // aside until this search ends
+                                hp.pop();
+                            } else {
+                                break;
+                            }
+                        }
+                        if (hp.size == 0) {
+                            continue;
+                        }
+                        long nd = d + hp.key[0] + pu - pot[v];
+                        if (nd >= bestDemand) {
+                            continue;
+                        }
+                        if (excess[v] < 0) {
+                            bestDemand = nd;
+                        }
+                        if (seen[v] != phase || nd < dist[v]) {
+                            seen[v] = phase;
+                            dist[v] = nd;
+                            via[v] = 2 * hp.f[0];
+                            viaFeed[v] = hp.e[0];
+                            fedAt[v] = phase;
                             if (!touched[v]) {
                                 touched[v] = true;
                                 improved[nImproved++] = v;
@@ -301,6 +328,7 @@ final class ShortestPathFlow {
                     }
                     nImproved = 0;
                 }
+                stash.restore();
                 if (target < 0 || reach >= BOUND) {
                     return null;
                 }
@@ -313,18 +341,37 @@ final class ShortestPathFlow {
                     }
                     pot[v] = p;
                 }
-                long push = Math.min(excess[s], -excess[target]);
-                for (int v = target; v != s; v = to[via[v] ^ 1]) {
-                    push = Math.min(push, rcap[via[v]]);
-                }
-                for (int v = target; v != s; v = to[via[v] ^ 1]) {
+                int len = 0;
+                for (int v = target; v != s;) {
                     int a = via[v];
+                    path[len++] = a;
+                    if (fedAt[v] == phase) { // B <- t <- A through a feeder
+                        int e = viaFeed[v];
+                        path[len++] = 2 * e + 1;
+                        v = head[e];
+                    } else {
+                        v = to[a ^ 1];
+                    }
+                }
+                long push = Math.min(excess[s], -excess[target]);
+                for (int i = 0; i < len; i++) {
+                    push = Math.min(push, rcap[path[i]]);
+                }
+                int nFed = 0;
+                for (int i = 0; i < len; i++) {
+                    int a = path[i];
                     int arc = a >>> 1;
                     boolean had = rcap[2 * arc + 1] > 0;
                     rcap[a] -= push;
                     rcap[a ^ 1] += push;
                     boolean has = rcap[2 * arc + 1] > 0;
-                    if (has && !had) {
+                    int t = tail[arc];
+                    if (feeder[t]) {
+                        if (!touched[t]) {
+                            touched[t] = true;
+                            improved[nFed++] = t;
+                        }
+                    } else if (has && !had) {
                         int h = head[arc];
                         int[] l = back[h];
                         if (l == null) {
@@ -334,15 +381,17 @@ final class ShortestPathFlow {
                         }
                         backPos[arc] = backCount[h];
                         l[backCount[h]++] = arc;
-                        carrying[tail[arc]]++;
                     } else if (had && !has) {
                         int h = head[arc];
                         int[] l = back[h];
                         int last = l[--backCount[h]];
                         l[backPos[arc]] = last;
                         backPos[last] = backPos[arc];
-                        carrying[tail[arc]]--;
                     }
+                }
+                for (int i = 0; i < nFed; i++) {
+                    touched[improved[i]] = false;
+                    feeds.enter(improved[i], first, adj, head, rcap, cost);
                 }
                 excess[s] -= push;
                 excess[target] += push;
@@ -353,6 +402,149 @@ final class ShortestPathFlow {
             flows[a] = rcap[2 * a + 1];
         }
         return flows;
+    }
+
+    /**
+     * The feeders' (e, f) pairs (class comment): per node {@code A} its heaps, one per head
+     * {@code B}, each by {@code cost[f] - cost[e]}. Stale pairs stay until they reach a top.
+     */
+    static final class Feeds {
+        final Heap[][] out;
+        final int[] outCount;
+        private final java.util.HashMap<Long, Heap> byPair = new java.util.HashMap<>();
+
+        Feeds(int nodes) {
+            out = new Heap[nodes][];
+            outCount = new int[nodes];
+        }
+
+        /** Feeder t's pairs as they are now: each arc carrying flow with each other arc with room. */
+        void enter(int t, int[] first, int[] adj, int[] head, long[] rcap, long[] cost) {
+            for (int i = first[t]; i < first[t + 1]; i++) {
+                int e = adj[i] >>> 1;
+                if (rcap[2 * e + 1] == 0) {
+                    continue;
+                }
+                for (int j = first[t]; j < first[t + 1]; j++) {
+                    int f = adj[j] >>> 1;
+                    if (j == i || rcap[2 * f] == 0 || head[f] == head[e]) {
+                        continue;
+                    }
+                    heap(head[e], head[f]).push(cost[f] - cost[e], e, f);
+                }
+            }
+        }
+
+        private Heap heap(int from, int to) {
+            Heap h = byPair.get(((long) from << 32) | to);
+            if (h == null) {
+                h = new Heap(to);
+                byPair.put(((long) from << 32) | to, h);
+                Heap[] l = out[from];
+                if (l == null) {
+                    l = out[from] = new Heap[2];
+                } else if (outCount[from] == l.length) {
+                    l = out[from] = Arrays.copyOf(l, l.length * 2);
+                }
+                l[outCount[from]++] = h;
+            }
+            return h;
+        }
+
+        /** Tops taken off their heaps for one search, put back after it. */
+        static final class Stash {
+            private Heap[] heaps = new Heap[4];
+            private long[] key = new long[4];
+            private int[] e = new int[4];
+            private int[] f = new int[4];
+            private int size;
+
+            /** Keeps h's top (the caller pops it). */
+            void add(Heap h) {
+                if (size == heaps.length) {
+                    heaps = Arrays.copyOf(heaps, 2 * size);
+                    key = Arrays.copyOf(key, 2 * size);
+                    e = Arrays.copyOf(e, 2 * size);
+                    f = Arrays.copyOf(f, 2 * size);
+                }
+                heaps[size] = h;
+                key[size] = h.key[0];
+                e[size] = h.e[0];
+                f[size++] = h.f[0];
+            }
+
+            void restore() {
+                for (int i = 0; i < size; i++) {
+                    heaps[i].push(key[i], e[i], f[i]);
+                    heaps[i] = null;
+                }
+                size = 0;
+            }
+        }
+
+        /** A binary heap of (key, e, f) with the least key at 0 (ties: any order). */
+        static final class Heap {
+            final int to;
+            long[] key = new long[4];
+            int[] e = new int[4];
+            int[] f = new int[4];
+            int size;
+
+            Heap(int to) {
+                this.to = to;
+            }
+
+            void push(long k, int pe, int pf) {
+                if (size == key.length) {
+                    key = Arrays.copyOf(key, 2 * size);
+                    e = Arrays.copyOf(e, 2 * size);
+                    f = Arrays.copyOf(f, 2 * size);
+                }
+                int i = size++;
+                while (i > 0) {
+                    int p = (i - 1) >>> 1;
+                    if (key[p] <= k) {
+                        break;
+                    }
+                    key[i] = key[p];
+                    e[i] = e[p];
+                    f[i] = f[p];
+                    i = p;
+                }
+                key[i] = k;
+                e[i] = pe;
+                f[i] = pf;
+            }
+
+            void pop() {
+                size--;
+                long k = key[size];
+                int pe = e[size];
+                int pf = f[size];
+                int i = 0;
+                while (true) {
+                    int c = 2 * i + 1;
+                    if (c >= size) {
+                        break;
+                    }
+                    if (c + 1 < size && key[c + 1] < key[c]) {
+                        c++;
+                    }
+                    if (key[c] >= k) {
+                        break;
+                    }
+                    key[i] = key[c];
+                    e[i] = e[c];
+                    f[i] = f[c];
+                    i = c;
+                }
+                if (size > 0) {
+                    key[i] = k;
+                    e[i] = pe;
+                    f[i] = pf;
+                }
+            }
+        }
     }
 
     /** Places (x, y) at slot i of the heap and moves it up while its parent's key is larger. */
