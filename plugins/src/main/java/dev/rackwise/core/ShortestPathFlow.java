@@ -334,8 +334,7 @@ final class ShortestPathFlow {
                 }
                 for (int i = 0; i < count; i++) {
                     int v = settled[i];
-                    // a node settled without the heap may lie beyond the demand: it keeps its potential
-                    long p = pot[v] + Math.min(dist[v], reach) - reach;
+                    long p = pot[v] + dist[v] - reach;
                     if (p <= -BOUND) {
                         return null;
                     }
