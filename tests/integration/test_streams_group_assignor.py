@@ -42,6 +42,7 @@ from confluent_kafka.admin import (
     ResourceType,
 )
 
+from agent.dev.paths import testbed_dir
 from tests.support.kafkautil import create_topic, rack_of_brokers
 from tests.support.streamsapp import TaskAppInstance, running, wait_for
 
@@ -139,7 +140,7 @@ def broker_log_lines(needle: str) -> list[str]:
     """Lines of the testbed brokers' logs containing ``needle``, written since the app started
     (the logs outlive a testbed restart)."""
     out = []
-    for log in Path(".testbed/logs").glob("n*/server.log"):
+    for log in (testbed_dir() / "logs").glob("n*/server.log"):
         with log.open("rb") as f:
             f.seek(LOG_MARKS.get(log, 0))
             text = f.read().decode(errors="replace")
@@ -162,7 +163,7 @@ def offsets_partition(group: str) -> int:
 @pytest.fixture(scope="module")
 def app(bootstrap: str, admin: Any) -> Iterator[App]:
     name = f"t-kip1357-{uuid.uuid4().hex[:6]}"
-    for log in Path(".testbed/logs").glob("n*/server.log"):
+    for log in (testbed_dir() / "logs").glob("n*/server.log"):
         LOG_MARKS[log] = log.stat().st_size
     topics = {"input": f"{name}-in", "output": f"{name}-out"}
     create_topic(admin, topics["input"], PLACEMENT)

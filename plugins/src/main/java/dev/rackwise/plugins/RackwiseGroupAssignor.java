@@ -83,7 +83,9 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
      * Reads rackwise.* and replica.selector.class from the broker config. No side effects: Kafka
      * builds a GroupCoordinatorConfig (and so this assignor) for every KafkaConfig, kafka-storage
      * format included; the background clients and the core warm-up ({@link CoreWarmUp}) start on
-     * the first assign(). On a broker older
+     * the first assign(). Once per JVM it primes the core here ({@link CoreWarmUp#prime}: a few
+     * calls on tiny groups, on this thread, so the first group's call does not load the classes
+     * on the coordinator's). On a broker older
      * than 4.1 it refuses to load (BrokerApi: no replica racks reach an assignor there).
      */
     @Override
@@ -104,6 +106,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             DEFAULT_MAX_WEIGHTED_PARTITIONS);
         warmupMs = ConfigNumbers.notNegative(configs, CoreWarmUp.BUDGET_MS, CoreWarmUp.DEFAULT_BUDGET_MS);
         BrokerLookups.serves(name());
+        CoreWarmUp.prime(followerFetching);
         if (announcedOnce().compareAndSet(false, true)) {
             log.info("rackwise group assignor loaded ({} as '{}'): decides in-process; {}; advice and plans at {}",
                 getClass().getSimpleName(), name(),

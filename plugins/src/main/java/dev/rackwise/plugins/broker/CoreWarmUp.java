@@ -52,6 +52,7 @@ public final class CoreWarmUp {
     static final int MAX_ROUNDS = 200;
     private static final Logger log = LoggerFactory.getLogger(CoreWarmUp.class);
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    private static final AtomicBoolean PRIMED = new AtomicBoolean();
 
     private CoreWarmUp() {
     }
@@ -73,6 +74,38 @@ public final class CoreWarmUp {
         } catch (RuntimeException | OutOfMemoryError e) {
             // no thread to be had (a JVM at its thread limit): assign() goes on without a warm-up
             log.info("rackwise: core warm-up not started: {}", e.toString());
+        }
+    }
+
+    /**
+     * Once per JVM, on the calling thread (the broker's start-up, from configure()): a few calls
+     * on two tiny groups, so that the first real assign() does not load, verify and link the
+     * path's classes (lambdas and string concatenations included) on the coordinator's thread.
+     * In a fresh JVM a 5-member group's first call took 24-27 ms, its next ones 1.2-1.7 ms
+     * (bench/README.md, "Cold calls"); a broker's shard waits that long, neighbours' commits with it.
+     * It compiles nothing (far too few calls for the JIT), starts no thread and touches nothing
+     * shared; returns the calls' wall time in ms, or -1 if already primed or on any error (the
+     * broker then only pays the slower first call).
+     */
+    public static double prime(boolean followerFetching) {
+        return PRIMED.compareAndSet(false, true) ? primeNow(followerFetching) : -1;
+    }
+
+    /** The calls {@link #prime} makes, whether or not made before: their wall ms, or -1 on an error. */
+    static double primeNow(boolean followerFetching) {
+        long start = System.nanoTime();
+        try {
+            List<Group> groups = List.of(
+                new Group(new Shape(6, 2, 24, false, false, false, false, 5)),
+                new Group(new Shape(7, 3, 30, true, true, true, true, 6)));
+            for (Group g : groups) {
+                g.assign(followerFetching);
+                g.assign(followerFetching);
+            }
+            return (System.nanoTime() - start) / 1e6;
+        } catch (RuntimeException | LinkageError e) {
+            log.info("rackwise: core not primed: {}", e.toString());
+            return -1;
         }
     }
 

@@ -25,4 +25,13 @@ class CoreWarmUpTest {
         // it stops at the first round end past its budget: under the limit means the budget ran out
         assertTrue(o.rounds() == CoreWarmUp.MAX_ROUNDS || o.cpuMs() >= 300, o.toString());
     }
+
+    @Test
+    void primingAssignsItsTinyGroupsWithoutFailing() {
+        for (boolean followers : new boolean[] {true, false}) {
+            assertTrue(CoreWarmUp.primeNow(followers) >= 0, "a priming group failed (followers " + followers + ")");
+        }
+        CoreWarmUp.prime(true);
+        assertEquals(-1, CoreWarmUp.prime(true), "primed twice in one JVM");
+    }
 }
