@@ -619,6 +619,42 @@ final class Decode {
         return total;
     }
 
+    /** The weights of the first {@code size} entries of {@code held}, ascending. */
+    private static double[] sortedWeights(Instance in, int[] held, int size) {
+        double[] w = new double[size];
+        for (int i = 0; i < size; i++) {
+            w[i] = in.pWeight[held[i]];
+        }
+        Arrays.sort(w);
+        return w;
+    }
+
+    /**
+     * Whether some weight wq among b's ({@code sorted}, ascending) passes the swap's weight tests
+     * against p's {@code wp}: wq < wp and max(la - wp + wq, lb + wp - wq) < la, the very
+     * expressions {@link #swaps} evaluates. The second term falls as wq grows and the first
+     * rises, so the passing weights are a run of the sorted ones: the lightest wq whose second
+     * term is under la passes if any does. False means b's scan would find no q; true only that
+     * it may (the scan's other tests decide). Skipping those scans changes no answer.
+     */
+    static boolean mayTrade(double[] sorted, double la, double lb, double wp) {
+        int lo = 0;
+        int hi = sorted.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (lb + wp - sorted[mid] < la) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        if (lo == sorted.length) {
+            return false;
+        }
+        double wq = sorted[lo];
+        return wq < wp && la - wp + wq < la;
+    }
+
     /** Removes p from the first {@code size} entries of {@code held} (order does not matter). */
     private static void remove(int[] held, int size, int p) {
         for (int i = 0; i < size; i++) {
@@ -645,6 +681,11 @@ final class Decode {
         for (int p = 0; p < in.parts; p++) {
             held[owner[p]][size[owner[p]]++] = p;
             load[owner[p]] += in.pWeight[p];
+        }
+        // each member's weights in ascending order: which b can hold a q for the swap at all
+        double[][] sortedWeights = new double[n][];
+        for (int m = 0; m < n; m++) {
+            sortedWeights[m] = sortedWeights(in, held[m], size[m]);
         }
         // Members by (load, id), kept sorted: a swap changes two loads, so two insertion steps.
         Integer[] boxed = new Integer[n];
@@ -693,7 +734,8 @@ final class Decode {
                     double bestMax = shift ? Math.max(load[a] - wp, load[b] + wp) : 0;
                     int best = -1;
                     int bestAt = -1;
-                    for (int i = 0; i < size[b]; i++) {
+                    int candidates = mayTrade(sortedWeights[b], load[a], load[b], wp) ? size[b] : 0;
+                    for (int i = 0; i < candidates; i++) {
                         int q = held[b][i];
                         double wq = in.pWeight[q];
                         if (!(wq < wp) || in.pOwner[q] == b || !in.subscribes(a, in.pClass[q])
@@ -723,6 +765,8 @@ final class Decode {
                         held[b][size[b]++] = p;
                         load[a] = resum(in, held[a], size[a]);
                         load[b] = resum(in, held[b], size[b]);
+                        sortedWeights[a] = sortedWeights(in, held[a], size[a]);
+                        sortedWeights[b] = sortedWeights(in, held[b], size[b]);
                         resort(byLoad, at, load, a);
                         resort(byLoad, at, load, b);
                         swapped = true;
@@ -740,6 +784,8 @@ final class Decode {
                         }
                         load[a] = resum(in, held[a], size[a]);
                         load[b] = resum(in, held[b], size[b]);
+                        sortedWeights[a] = sortedWeights(in, held[a], size[a]);
+                        sortedWeights[b] = sortedWeights(in, held[b], size[b]);
                         resort(byLoad, at, load, a);
                         resort(byLoad, at, load, b);
                         swapped = true;
