@@ -81,8 +81,9 @@ public final class CoreWarmUp {
      * Once per JVM, on the calling thread (the broker's start-up, from configure()): a few calls
      * on two tiny groups, so that the first real assign() does not load, verify and link the
      * path's classes (lambdas and string concatenations included) on the coordinator's thread.
-     * In a fresh JVM a 5-member group's first call took 24-27 ms, its next ones 1.2-1.7 ms
-     * (bench/README.md, "Cold calls"); a broker's shard waits that long, neighbours' commits with it.
+     * In fresh JVMs a 5-member group's first call took 30-37 ms unprimed and 2.5-3.7 ms primed,
+     * its next ones 1.3-2.5 ms (bench/README.md, "Cold calls", priming); unprimed, a broker's
+     * shard waits that long, neighbours' commits with it.
      * It compiles nothing (far too few calls for the JIT), starts no thread and touches nothing
      * shared; returns the calls' wall time in ms, or -1 if already primed or on any error (the
      * broker then only pays the slower first call).
