@@ -25,7 +25,7 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -276,23 +276,37 @@ class Testbed:
         path.write_text(cid)
         return cid
 
-    def _format(self, node: Node, cluster_id: str) -> None:
-        meta = self._data(node) / "meta.properties"
-        if meta.exists():
-            if f"cluster.id={cluster_id}" in meta.read_text():
-                return
-            # Stale data from another cluster: the testbed owns this directory, start afresh.
-            self._log(f"node {node.node_id}: stale data dir from another cluster, wiping it")
-            shutil.rmtree(self._data(node))
-        self._data(node).mkdir(parents=True, exist_ok=True)
+    def _format(self, nodes: Sequence[Node], cluster_id: str) -> None:
+        """Format every node's data directory that is not already this cluster's: one
+        ``kafka-storage format`` JVM per node, all at once (each is mostly JVM start-up)."""
         java = shutil.which("java") or "java"
-        proc = subprocess.run(
-            [java, "-Xmx256m", "-cp", self.classpath, "kafka.tools.StorageTool", "format",
-             f"--cluster-id={cluster_id}", "-c", str(self._props(node)), "-g"],
-            capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0:
-            output = (proc.stdout + proc.stderr)[-2000:]
-            raise TestbedError(f"formatting node {node.node_id} failed:\n{output}")
+        running: list[tuple[Node, subprocess.Popen[str]]] = []
+        for node in nodes:
+            meta = self._data(node) / "meta.properties"
+            if meta.exists():
+                if f"cluster.id={cluster_id}" in meta.read_text():
+                    continue
+                # Stale data from another cluster: the testbed owns this directory, start afresh.
+                self._log(f"node {node.node_id}: stale data dir from another cluster, wiping it")
+                shutil.rmtree(self._data(node))
+            self._data(node).mkdir(parents=True, exist_ok=True)
+            running.append((node, subprocess.Popen(
+                [java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", self.classpath,
+                 "kafka.tools.StorageTool", "format",
+                 f"--cluster-id={cluster_id}", "-c", str(self._props(node)), "-g"],
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
+        failed = []
+        for node, proc in running:
+            try:
+                output, _ = proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                output, _ = proc.communicate()
+                output += "\n(killed after 120 s)"
+            if proc.returncode != 0:
+                failed.append(f"formatting node {node.node_id} failed:\n{output[-2000:]}")
+        if failed:
+            raise TestbedError("\n".join(failed))
 
     # ---- lifecycle ---------------------------------------------------------------------
     def _pid(self, node: Node) -> int | None:
@@ -356,7 +370,7 @@ class Testbed:
         for node in self.nodes:
             self._write_config(node)
             self._logs(node).mkdir(parents=True, exist_ok=True)
-            self._format(node, cid)
+        self._format(self.nodes, cid)
         for node in self.nodes:
             pid = procs.spawn(self._java_cmd(node), self._logs(node) / "stdout.log", cwd=self.dir)
             self._pidfile(node).write_text(str(pid))
@@ -402,8 +416,13 @@ class Testbed:
                 out.append(f"--- node {node.node_id} ({path})\n" + "\n".join(text))
         return "\n".join(out)
 
-    def down(self, timeout: float = 60.0) -> None:
-        """Stop every node (TERM, then KILL after timeout), wait for ports to close, wipe data."""
+    def down(self, timeout: float = 2.0) -> None:
+        """Stop every node (TERM, then KILL after timeout), wait for ports to close, wipe data.
+
+        The data is wiped, so a slow shutdown is not waited out: with all three stopping at
+        once, the last KRaft controller spends about 5 s trying to hand over leadership to
+        controllers that are already gone (measured: 6.6 s a ``down`` before this limit; the
+        brokers close their listeners in under 1 s)."""
         pids = {n.node_id: self._pid(n) for n in self.nodes}
         for pid in pids.values():
             if pid:

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-_RESULTS: dict[str, tuple[str, str, str]] = {}
+# cell -> (result, reason, date, the file that holds it: most cells are in tests/compat, a few
+# are parameters of a test elsewhere marked ``compat``)
+_RESULTS: dict[str, tuple[str, str, str, str]] = {}
+_MATRIX = "tests/compat"
 
 
 def _now() -> str:
@@ -34,21 +37,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
-    outcome = yield
-    report = outcome.get_result()
+def pytest_configure(config: pytest.Config) -> None:
+    # A conftest's report hooks see only the items under its directory; the matrix also has
+    # cells elsewhere (a test's parameter marked ``compat``), so the report is a plugin.
+    if not config.pluginmanager.has_plugin(_REPORT):
+        config.pluginmanager.register(_Report(), _REPORT)
+
+
+_REPORT = "rackwise-compat-report"
+
+
+class _Report:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+        outcome = yield
+        _record(item, outcome.get_result())
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        _write()
+
+
+def _record(item: pytest.Item, report: pytest.TestReport) -> None:
     if item.get_closest_marker("compat") is None:
         return
     cell = item.callspec.id if hasattr(item, "callspec") else item.name
+    where = item.nodeid.split("::")[0]
+    where = _MATRIX if where.startswith(_MATRIX + "/") else where
     if report.when == "call" or (report.when == "setup" and not report.passed):
         if report.passed:
             reason = dict(report.user_properties).get("compat_reason", "")
-            _RESULTS[cell] = ("pass", str(reason), _now())
+            _RESULTS[cell] = ("pass", str(reason), _now(), where)
         elif report.skipped:
-            _RESULTS[cell] = ("skip", _short(report.longrepr), _now())
+            _RESULTS[cell] = ("skip", _short(report.longrepr), _now(), where)
         else:
-            _RESULTS[cell] = ("FAIL", _short(report.longrepr), _now())
+            _RESULTS[cell] = ("FAIL", _short(report.longrepr), _now(), where)
         _write()  # after every cell: a run stopped half-way still leaves what it measured
 
 
@@ -59,19 +81,17 @@ def _short(longrepr: object) -> str:
     return " ".join(text.split())[:400]
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    _write()
-
-
-def _earlier(path: Path) -> dict[str, tuple[str, str, str]]:
+def _earlier(path: Path) -> dict[str, tuple[str, str, str, str]]:
     """The rows of an earlier report: a run of some cells (``-k``) keeps the others' rows."""
-    out: dict[str, tuple[str, str, str]] = {}
+    out: dict[str, tuple[str, str, str, str]] = {}
     if not path.is_file():
         return out
     for line in path.read_text().splitlines():
         cols = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cols) == 5 and cols[0].startswith("`") and cols[0] != "`cell`":
-            out[cols[0].strip("`")] = (cols[1], cols[2], cols[3])
+            command = cols[4].strip("`").split()
+            where = command[3] if len(command) > 3 else _MATRIX  # pytest -m compat WHERE -k ...
+            out[cols[0].strip("`")] = (cols[1], cols[2], cols[3], where)
     return out
 
 
@@ -92,9 +112,9 @@ def _write() -> None:
         "| cell | result | reason | date | command |",
         "|---|---|---|---|---|",
     ]
-    for cell, (result, reason, at) in sorted(rows.items(), key=lambda kv: _order(kv[0])):
+    for cell, (result, reason, at, where) in sorted(rows.items(), key=lambda kv: _order(kv[0])):
         reason = reason.replace("|", "/").replace("\n", " ")
-        one = f"pytest -m compat tests/compat -k '{cell}'"
+        one = f"pytest -m compat {where} -k '{cell}'"
         lines.append(f"| `{cell}` | {result} | {reason} | {at} | `{one}` |")
     Path(path).write_text("\n".join(lines) + "\n")
 

@@ -186,7 +186,7 @@ def misconfigured() -> Iterator[Testbed]:
     try:
         yield bed
     finally:
-        bed.down(timeout=10)  # its data is wiped anyway: no need to wait out a slow shutdown
+        bed.down()
 
 
 def test_broker_findings_are_seen_then_fixed_by_a_restart(

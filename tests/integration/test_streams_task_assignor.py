@@ -17,7 +17,8 @@ Checked, from the processes' own reports (``metadataForLocalThreads()``):
 (d) a process bounced: while it is away and after it is back, every task is active exactly once,
     and the group settles at its full size with every process holding tasks.
 The plan each rebalance computed is on the plans topic (kind streams, reason assigned) and is what
-the processes run. Run on the testbed release's Kafka Streams (4.4.0) and the oldest supported (3.8.1).
+the processes run. Run on the testbed release's Kafka Streams (4.4.0) in ``make test``, and on the
+oldest supported (3.8.1) as a cell of ``make compat``.
 
 ``test_a_hot_partition_is_placed_local_with_the_agent_advising``: an agent advises bytes/s; one
 of the two cross-rack source partitions gets 50x the traffic of the others; at the next rebalance
@@ -46,7 +47,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.java, pytest.mark.timeout(900
 PLACEMENT = [[1, 2], [2, 1], [1, 2], [2, 1], [1, 2], [2, 1], [1, 3], [3, 1]]
 RACKS = ["az1", "az2", "az3", "az3"]
 TASKS = sorted(f"0_{p}" for p in range(len(PLACEMENT)))
-VERSIONS = ["4.4.0", "3.8.1"]
+# The testbed's release in `make test`; the oldest supported (3.8.1) is a cell of the compat
+# matrix (`make compat`), beside the tests/compat streams cells of every Streams release.
+VERSIONS = ["4.4.0", pytest.param("3.8.1", id="task-assignor-inprocess-client3.8.1",
+                                  marks=pytest.mark.compat)]
 
 
 def _racks_of(admin: Any) -> dict[int, set[str]]:

@@ -81,7 +81,7 @@ def drop_in_bed() -> Iterator[Testbed]:
     try:
         yield bed
     finally:
-        bed.down(timeout=10)  # its data is wiped anyway
+        bed.down()
 
 
 def _max_local(partitions: list[set[str]], racks: list[str]) -> int:
