@@ -7,9 +7,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.rackwise.core.Problem;
+import dev.rackwise.core.IndexedSolution;
 import dev.rackwise.core.RackOptimal;
-import dev.rackwise.core.Solution;
 import dev.rackwise.plugins.advice.AdviceView;
 import dev.rackwise.plugins.classic.ClassicLookups;
 import dev.rackwise.plugins.classic.ClassicProblem;
@@ -114,18 +113,19 @@ public class RackwiseAssignor implements ConsumerPartitionAssignor, Configurable
                 metrics.plans(side.reports()::published, side.reports()::dropped, side.reports()::failed);
             }
             AdviceView advice = side.advice();
-            Problem problem = ClassicProblem.of(metadata, subs, advice,
+            ClassicProblem.Indexed problem = ClassicProblem.indexed(metadata, subs, advice,
                 groupId == null ? dev.rackwise.plugins.advice.GroupCosts.DEFAULT : advice.costs(groupId),
                 followerFetching);
-            Solution solution = RackOptimal.solve(problem);
+            IndexedSolution solution = RackOptimal.solve(problem.problem());
             Map<TopicPartition, String> withheld = protocol == RebalanceProtocol.COOPERATIVE
-                ? ClassicProblem.withheld(subs, solution) : Map.of();
-            GroupAssignment out = ClassicProblem.assignment(subs, solution, withheld);
+                ? ClassicProblem.withheld(problem, solution) : Map.of();
+            GroupAssignment out = ClassicProblem.assignment(problem, solution, withheld);
             metrics.recordAssign(System.nanoTime() - start);
             long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
             Map<dev.rackwise.core.TopicPartition, String> held = new HashMap<>();
             withheld.forEach((tp, owner) -> held.put(new dev.rackwise.core.TopicPartition(tp.topic(), tp.partition()), owner));
-            side.plans().offer(new ComputedPlan(groupId, Set.copyOf(subs.keySet()), problem, solution, Map.of(),
+            side.plans().offer(new ComputedPlan(groupId, Set.copyOf(subs.keySet()), problem::toProblem,
+                solution::toSolution, Map.of(),
                 protocol == RebalanceProtocol.COOPERATIVE ? "cooperative" : "eager", held, followerFetching, micros,
                 System.currentTimeMillis()));
             log.info("rackwise: group {}: {} members, cost {}, {} moved, {} withheld, in {} us", groupId, subs.size(),

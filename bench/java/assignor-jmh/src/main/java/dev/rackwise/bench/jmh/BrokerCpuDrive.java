@@ -1,6 +1,5 @@
 package dev.rackwise.bench.jmh;
 
-import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
@@ -35,24 +34,6 @@ public final class BrokerCpuDrive {
             x.partitions().forEach((t, ps) -> parts.put(t.toString(), new TreeSet<>(ps)));
             sb.append(parts).append('\n');
         });
-        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        long me = Thread.currentThread().getId();
-        for (int i = 0; i < iters; i++) {
-            c.assign(); // warm-up, as many as measured
-        }
-        long[] cpu = new long[iters];
-        long[] bytes = new long[iters];
-        for (int i = 0; i < iters; i++) {
-            long b0 = mx.getThreadAllocatedBytes(me);
-            long c0 = mx.getCurrentThreadCpuTime();
-            c.assign();
-            cpu[i] = mx.getCurrentThreadCpuTime() - c0;
-            bytes[i] = mx.getThreadAllocatedBytes(me) - b0;
-        }
-        Arrays.sort(cpu);
-        Arrays.sort(bytes);
-        System.out.printf("%s cpu_median_ms=%.3f cpu_p10_ms=%.3f alloc_mb=%.3f hash=%08x over=%d%n",
-            String.join(" ", Arrays.copyOfRange(a, 0, 6)), cpu[iters / 2] / 1e6, cpu[iters / 10] / 1e6,
-            bytes[iters / 2] / 1e6, sb.toString().hashCode(), iters);
+        CpuPerCall.print(String.join(" ", Arrays.copyOfRange(a, 0, 6)), sb.toString().hashCode(), c::assign, iters);
     }
 }
