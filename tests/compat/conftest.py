@@ -105,7 +105,8 @@ def _write() -> None:
     lines = [
         "# Compatibility matrix (generated)",
         "",
-        f"Written by tests/compat/ ({command}), last on {when}; a run of some cells keeps the other rows.",
+        f"Written by tests/compat/ and the tests marked compat elsewhere ({command}), last on {when}; "
+        "a run of some cells keeps the other rows.",
         "Each cell ran on a 3-rack testbed of its broker release (tests/compat/test_compat.py says",
         "what a cell checks). Nothing here is claimed without that run; cells not listed did not run.",
         "",
