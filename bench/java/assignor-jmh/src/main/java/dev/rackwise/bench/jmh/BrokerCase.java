@@ -16,6 +16,7 @@ import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAss
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
@@ -144,11 +145,16 @@ public final class BrokerCase {
 
     /** One pass over every subscribed partition's racks through the describer. */
     public long racksPass() {
+        return racksPass(grid, describer);
+    }
+
+    /** One pass over every partition's racks of {@code grid} through {@code d}. */
+    static long racksPass(Grid grid, SubscribedTopicDescriber d) {
         long seen = 0;
         for (Uuid id : grid.topicIds) {
-            int count = describer.numPartitions(id);
+            int count = d.numPartitions(id);
             for (int p = 0; p < count; p++) {
-                seen += describer.racksForPartition(id, p).size();
+                seen += d.racksForPartition(id, p).size();
             }
         }
         return seen;

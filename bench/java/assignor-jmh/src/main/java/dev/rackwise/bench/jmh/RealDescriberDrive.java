@@ -1,0 +1,83 @@
+package dev.rackwise.bench.jmh;
+
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.metadata.PartitionRecord;
+import org.apache.kafka.common.metadata.RegisterBrokerRecord;
+import org.apache.kafka.common.metadata.TopicRecord;
+import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl;
+import org.apache.kafka.image.MetadataDelta;
+import org.apache.kafka.image.MetadataImage;
+import org.apache.kafka.image.MetadataProvenance;
+
+/**
+ * What a broker's own describer costs beside the bench's: one cell of the grid as a real KRaft
+ * metadata image (two brokers per rack, each partition's replicas on one broker of each of its
+ * two racks, the leader first), read through Kafka's {@code SubscribedTopicDescriberImpl} over
+ * {@code KRaftCoordinatorMetadataImage}, as a coordinator hands it to assign(). Prints, per
+ * call, thread CPU (as {@link BrokerCpuDrive}): one pass over every partition's racks through
+ * the bench's {@link RackDescriber} and through Kafka's describer; {@code uniform} and rackwise
+ * with Kafka's describer; rackwise with the bench's. Answers through either describer hash
+ * alike (the same racks).
+ *
+ * <p>Args: members partitionsPerMember topics HOMOGENEOUS|HETEROGENEOUS FULL|INCREMENTAL
+ * iterations.
+ */
+public final class RealDescriberDrive {
+    private RealDescriberDrive() {
+    }
+
+    public static void main(String[] a) {
+        Grid grid = new Grid(Integer.parseInt(a[0]), Integer.parseInt(a[1]), Integer.parseInt(a[2]),
+            a[3].equals("HETEROGENEOUS"), a[4].equals("INCREMENTAL"));
+        int iters = Integer.parseInt(a[5]);
+        SubscribedTopicDescriber real = new SubscribedTopicDescriberImpl(new KRaftCoordinatorMetadataImage(image(grid)));
+        String cell = String.join(" ", java.util.Arrays.copyOfRange(a, 0, 5));
+        BrokerCase uniform = new BrokerCase(grid, BrokerCase.Assignor.UNIFORM);
+        BrokerCase rackwise = new BrokerCase(grid, BrokerCase.Assignor.RACKWISE);
+        CpuPerCall.print(cell + " RACKS_PASS bench-describer", 0, () -> BrokerCase.racksPass(grid, rackwise.describer), iters);
+        CpuPerCall.print(cell + " RACKS_PASS kafka-describer", 0, () -> BrokerCase.racksPass(grid, real), iters);
+        CpuPerCall.print(cell + " UNIFORM kafka-describer", hash(uniform.assignor.assign(uniform.spec, real)),
+            () -> uniform.assignor.assign(uniform.spec, real), iters);
+        CpuPerCall.print(cell + " RACKWISE kafka-describer", hash(rackwise.assignor.assign(rackwise.spec, real)),
+            () -> rackwise.assignor.assign(rackwise.spec, real), iters);
+        CpuPerCall.print(cell + " RACKWISE bench-describer", hash(rackwise.assign()), rackwise::assign, iters);
+    }
+
+    private static int hash(GroupAssignment x) {
+        StringBuilder sb = new StringBuilder();
+        new TreeMap<>(x.members()).forEach((m, ma) -> {
+            Map<String, TreeSet<Integer>> parts = new TreeMap<>();
+            ma.partitions().forEach((t, ps) -> parts.put(t.toString(), new TreeSet<>(ps)));
+            sb.append(m).append(parts).append('\n');
+        });
+        return sb.toString().hashCode();
+    }
+
+    /** The grid as a metadata image: brokers 2r and 2r + 1 in rack r. */
+    static MetadataImage image(Grid grid) {
+        MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
+        for (int b = 0; b < 2 * Grid.RACKS; b++) {
+            delta.replay(new RegisterBrokerRecord().setBrokerId(b).setBrokerEpoch(1)
+                .setIncarnationId(new Uuid(7, b + 1)).setRack(Grid.rack(b / 2)));
+        }
+        for (int t = 0; t < grid.topics; t++) {
+            delta.replay(new TopicRecord().setName(grid.topicNames[t]).setTopicId(grid.topicIds[t]));
+            for (int p = 0; p < grid.partitionsPerTopic; p++) {
+                int[] racks = grid.replicaRacks[t][p];
+                List<Integer> replicas = List.of(2 * racks[0] + (p & 1), 2 * racks[1] + (p & 1));
+                delta.replay(new PartitionRecord().setTopicId(grid.topicIds[t]).setPartitionId(p)
+                    .setReplicas(replicas).setIsr(replicas).setLeader(replicas.get(0)).setLeaderEpoch(0)
+                    .setPartitionEpoch(0));
+            }
+        }
+        return delta.apply(MetadataProvenance.EMPTY);
+    }
+}
