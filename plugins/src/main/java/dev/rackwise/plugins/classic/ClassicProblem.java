@@ -405,6 +405,7 @@ public final class ClassicProblem {
     /**
      * The partitions to withhold this round under cooperative: given to a member that does not
      * list it as owned while another member does. Value: that other member (the first by id).
+     * The plain path's form, with {@link #of}: assign() runs {@link #withheld(Indexed, IndexedSolution)}.
      */
     public static Map<TopicPartition, String> withheld(Map<String, Subscription> subscriptions, Solution solution) {
         Map<TopicPartition, List<String>> listedBy = new HashMap<>();
@@ -429,7 +430,10 @@ public final class ClassicProblem {
         return out;
     }
 
-    /** The solution as Kafka's GroupAssignment, less {@code withheld}; every member present. */
+    /**
+     * The solution as Kafka's GroupAssignment, less {@code withheld}; every member present. The
+     * plain path's form, with {@link #of}: assign() runs {@link #assignment(Indexed, IndexedSolution, Map)}.
+     */
     public static GroupAssignment assignment(Map<String, Subscription> subscriptions, Solution solution,
                                              Map<TopicPartition, String> withheld) {
         Map<String, Assignment> out = new HashMap<>();
