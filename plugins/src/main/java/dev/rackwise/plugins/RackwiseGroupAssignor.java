@@ -17,6 +17,7 @@ import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.CoreWarmUp;
 import dev.rackwise.plugins.broker.TargetAssignment;
+import dev.rackwise.plugins.broker.TopicRacks;
 import dev.rackwise.plugins.config.ConfigNumbers;
 import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.config.Settings;
@@ -69,6 +70,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private final AtomicBoolean weightsCapped = new AtomicBoolean();
     /** CPU ms for the JVM's one core warm-up, started on the first assign() (0: none; {@link CoreWarmUp}). */
     private volatile long warmupMs = CoreWarmUp.DEFAULT_BUDGET_MS;
+    /** Replica racks kept while the coordinator's metadata image is the same (never stale: {@link TopicRacks.Cache}). */
+    private final TopicRacks.Cache racks = new TopicRacks.Cache();
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
@@ -154,7 +157,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             groupId = side == null ? null : side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
             GroupCosts costs = groupId == null ? GroupCosts.DEFAULT : advice.costs(groupId);
             BrokerProblem.Indexed problem = BrokerProblem.indexed(groupSpec, subscribedTopicDescriber, names, advice,
-                costs, followerFetching, maxWeightedPartitions);
+                costs, followerFetching, maxWeightedPartitions, racks);
             int partitions = problem.problem().partitions();
             if (!names.isEmpty() && partitions > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
                 log.info("rackwise: group {} has {} partitions, over {}={}: its assignments weigh every partition "

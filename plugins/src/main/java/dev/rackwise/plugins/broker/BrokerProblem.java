@@ -83,6 +83,17 @@ public final class BrokerProblem {
     /** As {@link #of(GroupSpec, SubscribedTopicDescriber, Map, AdviceView, GroupCosts, boolean, long)}, as indices. */
     public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
                                   AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted) {
+        return indexed(spec, topics, names, advice, costs, followerFetching, maxWeighted, TopicRacks.Cache.NONE);
+    }
+
+    /**
+     * As {@link #indexed(GroupSpec, SubscribedTopicDescriber, Map, AdviceView, GroupCosts, boolean, long)},
+     * with replica racks kept in {@code racksCache} across calls on the same metadata (never
+     * stale: {@link TopicRacks.Cache}). The problem is the same with or without it.
+     */
+    public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
+                                  AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted,
+                                  TopicRacks.Cache racksCache) {
         int n = spec.memberIds().size();
         String[] memberIds = new String[n];
         MemberSubscription[] subs = new MemberSubscription[n];
@@ -152,11 +163,23 @@ public final class BrokerProblem {
         Set<String> racks = new TreeSet<>();
         RackSets rackSets = new RackSets();
         Map<String, Integer> leaders = new HashMap<>();
+        TopicRacks.Cache.Lookup lookup = racksCache.forCall(topics);
+        int[] setIds = new int[8];
         for (int t = 0; t < ids.size(); t++) {
             Uuid id = ids.get(t);
             String name = names.get(id);
-            for (int p = 0, count = counts.get(t); p < count; p++) {
-                int set = rackSets.id(topics.racksForPartition(id, p), racks, b);
+            int count = counts.get(t);
+            // each distinct rack set of the topic once, in the order of its first partition:
+            // the problem's rack-set indices come out as a pass over every partition gives them
+            TopicRacks topicRacks = lookup.racks(id, count);
+            if (setIds.length < topicRacks.distinct()) {
+                setIds = new int[topicRacks.distinct()];
+            }
+            for (int j = 0; j < topicRacks.distinct(); j++) {
+                setIds[j] = rackSets.id(topicRacks.set(j), racks, b);
+            }
+            for (int p = 0; p < count; p++) {
+                int set = setIds[topicRacks.setOf(p)];
                 int leader = -1;
                 double weight = 1.0;
                 if (name != null) {
@@ -216,7 +239,13 @@ public final class BrokerProblem {
                 continue;
             }
             int size = solution.fill(m, ts, ps);
-            Map<Uuid, Set<Integer>> parts = new HashMap<>();
+            int runs = 1;
+            for (int i = 1; i < size; i++) {
+                if (ts[i] != ts[i - 1]) {
+                    runs++;
+                }
+            }
+            Map<Uuid, Set<Integer>> parts = new HashMap<>(runs * 4 / 3 + 1, 0.75f); // no rehash
             for (int i = 0; i < size;) { // (topic, partition) order: a topic is one run
                 int j = i + 1;
                 while (j < size && ts[j] == ts[i]) {

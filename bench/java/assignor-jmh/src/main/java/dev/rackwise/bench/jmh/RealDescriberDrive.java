@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.metadata.PartitionRecord;
@@ -38,17 +39,35 @@ public final class RealDescriberDrive {
         Grid grid = new Grid(Integer.parseInt(a[0]), Integer.parseInt(a[1]), Integer.parseInt(a[2]),
             a[3].equals("HETEROGENEOUS"), a[4].equals("INCREMENTAL"));
         int iters = Integer.parseInt(a[5]);
-        SubscribedTopicDescriber real = new SubscribedTopicDescriberImpl(new KRaftCoordinatorMetadataImage(image(grid)));
+        MetadataImage image = image(grid);
+        KRaftCoordinatorMetadataImage coordinatorImage = new KRaftCoordinatorMetadataImage(image);
+        // a broker makes a new describer for every call, over its current image
+        Supplier<SubscribedTopicDescriber> same = () -> new SubscribedTopicDescriberImpl(coordinatorImage);
+        // ... and after any metadata change, over a new image (here: the same content, a later offset)
+        long[] offset = {image.provenance().lastContainedOffset()};
+        Supplier<SubscribedTopicDescriber> changed = () -> new SubscribedTopicDescriberImpl(
+            new KRaftCoordinatorMetadataImage(later(image, ++offset[0])));
+        SubscribedTopicDescriber real = same.get();
         String cell = String.join(" ", java.util.Arrays.copyOfRange(a, 0, 5));
         BrokerCase uniform = new BrokerCase(grid, BrokerCase.Assignor.UNIFORM);
         BrokerCase rackwise = new BrokerCase(grid, BrokerCase.Assignor.RACKWISE);
         CpuPerCall.print(cell + " RACKS_PASS bench-describer", 0, () -> BrokerCase.racksPass(grid, rackwise.describer), iters);
         CpuPerCall.print(cell + " RACKS_PASS kafka-describer", 0, () -> BrokerCase.racksPass(grid, real), iters);
         CpuPerCall.print(cell + " UNIFORM kafka-describer", hash(uniform.assignor.assign(uniform.spec, real)),
-            () -> uniform.assignor.assign(uniform.spec, real), iters);
-        CpuPerCall.print(cell + " RACKWISE kafka-describer", hash(rackwise.assignor.assign(rackwise.spec, real)),
-            () -> rackwise.assignor.assign(rackwise.spec, real), iters);
+            () -> uniform.assignor.assign(uniform.spec, same.get()), iters);
+        CpuPerCall.print(cell + " RACKWISE kafka-describer-same-image", hash(rackwise.assignor.assign(rackwise.spec, real)),
+            () -> rackwise.assignor.assign(rackwise.spec, same.get()), iters);
+        CpuPerCall.print(cell + " RACKWISE kafka-describer-new-image", hash(rackwise.assignor.assign(rackwise.spec,
+            changed.get())), () -> rackwise.assignor.assign(rackwise.spec, changed.get()), iters);
         CpuPerCall.print(cell + " RACKWISE bench-describer", hash(rackwise.assign()), rackwise::assign, iters);
+    }
+
+    /** {@code image} as of a later offset: equal content, another provenance (so unequal). */
+    static MetadataImage later(MetadataImage image, long offset) {
+        return new MetadataImage(new MetadataProvenance(offset, image.provenance().lastContainedEpoch(),
+            image.provenance().lastContainedLogTimeMs(), image.provenance().isOffsetBatchAligned()),
+            image.features(), image.cluster(), image.topics(), image.configs(), image.clientQuotas(),
+            image.producerIds(), image.acls(), image.scram(), image.delegationTokens());
     }
 
     private static int hash(GroupAssignment x) {
