@@ -17,7 +17,10 @@ naming ``uniform``:
    jar: a matching of partitions to the members' equal slots in their own rack, and the Python
    reference (``assignor.optimal.lower_bound``);
 3. the coordinator names the group's assignor ``uniform``, and the drop-in counted the
-   assignments (its MBean through the brokers' JMX exporter, when the testbed runs one);
+   assignments (its MBean through the brokers' JMX exporter, when the testbed runs one); it
+   read the topic's replica racks through Kafka's describer, and its second call took them from
+   those kept (the broker's metadata image changes, the topic's replicas do not), with no log
+   line saying the image could not be reached;
 4. the wire agrees: after every record is received, the bytes each client fetched from a
    broker outside its rack (its own statistics: librdkafka's ``broker``/``rxbytes``, the Java
    client's fetch figures) are exactly the bytes of the partitions the assignment calls
@@ -143,20 +146,31 @@ def _plan(admin: AdminClient, group: str, topic: str, clients: list[Any]) -> tup
     return plan, best
 
 
-def _drop_in_assignments(bed: Testbed) -> int | None:
-    """The drop-in's assignments over every broker (rackwise_plugin_assignments_total for
-    plugin RackwiseUniformAssignor), or None when the testbed runs no JMX exporter."""
-    total = 0
+def _drop_in_counts(bed: Testbed) -> dict[str, int] | None:
+    """The drop-in's counters over every broker (the rackwise_plugin_* series for plugin
+    RackwiseUniformAssignor, by name), or None when the testbed runs no JMX exporter."""
+    totals: dict[str, int] = {}
     for node in bed.nodes:
         port = bed.jmx_exporter_port(node)
         if port is None:
             return None
         text = urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=10).read().decode()
         for line in text.splitlines():
-            if (line.startswith("rackwise_plugin_assignments_total")
-                    and 'plugin="RackwiseUniformAssignor"' in line):
-                total += int(float(line.rsplit(" ", 1)[1]))
-    return total
+            if line.startswith("rackwise_plugin_") and 'plugin="RackwiseUniformAssignor"' in line:
+                name = line.split("{", 1)[0]
+                totals[name] = totals.get(name, 0) + int(float(line.rsplit(" ", 1)[1]))
+    return totals
+
+
+def _drop_in_assignments(bed: Testbed) -> int | None:
+    """The drop-in's assignments over every broker, or None without a JMX exporter."""
+    counts = _drop_in_counts(bed)
+    return None if counts is None else counts.get("rackwise_plugin_assignments_total", 0)
+
+
+def _broker_log_lines(bed: Testbed, needle: str) -> list[str]:
+    return [line for log in (bed.dir / "logs").glob("n*/*.log")
+            for line in log.read_text(errors="replace").splitlines() if needle in line]
 
 
 KINDS: dict[str, Callable[[str, str, str, str], Any]] = {
@@ -176,6 +190,7 @@ def test_a_group_naming_no_assignor_is_rack_optimal(drop_in_bed: Testbed, kind: 
     topic, group = f"t-dropin-{tag}", f"g-dropin-{tag}"
     create_topic(admin, topic, PLACEMENT)
     counted_before = _drop_in_assignments(drop_in_bed)
+    counts_before = _drop_in_counts(drop_in_bed)
     clients = [KINDS[kind](bootstrap, group, topic, rack) for rack in RACKS]
     try:
         wait_until(lambda: _settled(admin, group, clients), 180,
@@ -190,6 +205,20 @@ def test_a_group_naming_no_assignor_is_rack_optimal(drop_in_bed: Testbed, kind: 
         counted = _drop_in_assignments(drop_in_bed)
         if counted is not None and counted_before is not None:
             assert counted > counted_before, (counted_before, counted)
+        # Replica racks: read through Kafka's own describer, and kept across calls only by the
+        # metadata image's own objects (TopicRacks.Cache); reaching them must work on a real broker.
+        assert not _broker_log_lines(drop_in_bed, "its metadata image cannot be reached")
+        counts = _drop_in_counts(drop_in_bed)
+        racks_read = racks_kept = None
+        if counts is not None and counts_before is not None:
+            racks_read = (counts.get("rackwise_plugin_rack_topics_read_total", 0)
+                          - counts_before.get("rackwise_plugin_rack_topics_read_total", 0))
+            racks_kept = (counts.get("rackwise_plugin_rack_topics_kept_total", 0)
+                          - counts_before.get("rackwise_plugin_rack_topics_kept_total", 0))
+            assert racks_read >= 1, counts
+            # the group's second call (its second member) finds the topic's racks kept: its
+            # replicas have not moved, though the brokers' metadata image has changed since
+            assert racks_kept >= 1, (counts_before, counts)
 
         producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
         for i in range(RECORDS):
@@ -209,7 +238,8 @@ def test_a_group_naming_no_assignor_is_rack_optimal(drop_in_bed: Testbed, kind: 
         print(f"{kind}: {plan.summary.cross_rack_partitions} of {len(PLACEMENT)} partitions cross-rack "
               f"(optimum {optimum}); cross-rack bytes {figures.measured_cross_bytes} on the wire, "
               f"{figures.planned_cross_bytes} by the assignment, of {figures.total_bytes}; drop-in "
-              f"assignments {counted_before} -> {counted}")
+              f"assignments {counted_before} -> {counted}; topics' racks read {racks_read}, "
+              f"kept {racks_kept}")
         assert not figures.local_fetched_elsewhere, figures.local_fetched_elsewhere
         assert not figures.stray, figures.stray
         assert figures.measured_cross_bytes == figures.planned_cross_bytes > 0

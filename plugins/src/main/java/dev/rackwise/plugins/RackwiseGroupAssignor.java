@@ -140,6 +140,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         long start = System.nanoTime();
         if (announced.compareAndSet(false, true)) {
             log.info("rackwise group assignor: first assign() on thread {}", Thread.currentThread().getName());
+            metrics.racks(racks::hits, racks::reads); // the instance the coordinator calls
         }
         // the JVM's first call starts compiling the path on a thread of its own; returns at once
         CoreWarmUp.startOnce(warmupMs, followerFetching);

@@ -7,11 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.image.ClusterImage;
+import org.apache.kafka.image.TopicImage;
 
 /**
  * One topic's replica racks as the describer gave them: its distinct rack sets and, per
@@ -145,60 +146,67 @@ public final class TopicRacks {
     }
 
     /**
-     * Topics' racks kept across assign() calls for as long as the coordinator's metadata is the
-     * same, so that a call on unchanged metadata does not ask the describer for every partition.
+     * Topics' racks kept across assign() calls while their metadata is the same, so that a call
+     * does not ask the describer for every partition of topics whose replicas have not changed.
      *
-     * <p><b>Never stale.</b> Only Kafka's own describer ({@value #KAFKA_DESCRIBER}) is trusted:
-     * it wraps the coordinator's metadata image, which is immutable, and its {@code equals} is
-     * the equality of those images (4.1 and 4.4 bytecode). Racks read under one describer are
-     * reused only under a describer {@code equals} to it: the same metadata, so the same
-     * replicas and broker racks. A replica move, a broker's new rack or a new partition is a new
-     * image, unequal (its provenance offset differs), and the racks are read again. Any other
-     * describer (a test's, a later Kafka's of another class) is read afresh on every call.
+     * <p><b>Never stale.</b> Only Kafka's own describer is trusted, and a topic's racks are kept
+     * with the key they were read under: the topic's {@code TopicImage} and the
+     * {@code ClusterImage} of the describer's metadata image, by identity ({@link KafkaImage}).
+     * Kafka's racks are made of nothing else, both objects are immutable, and a replica move, a
+     * new partition or a broker's new rack replaces one of them. A call reuses a topic's racks
+     * only when its own image holds the very same two objects; any other describer is read
+     * afresh on every call.
      *
      * <p><b>Threads.</b> Coordinator threads share one assignor, and Kafka may run assign() on a
-     * copy of the group off those threads (KIP-1263): the held image and its map are published
-     * through an {@link AtomicReference} and a {@link ConcurrentHashMap}, every entry is
-     * immutable, and a call only ever reads entries held for a describer equal to its own. Two
-     * threads on two images replace each other's entry: slower, never wrong.
+     * copy of the group off those threads (KIP-1263): entries are immutable and published
+     * through a {@link ConcurrentHashMap}, and a call only uses an entry whose key is its own
+     * image's. Two threads on two images may replace each other's entries: slower, never wrong.
      *
-     * <p><b>Memory.</b> One image's topics at a time: an int per partition and its distinct
-     * sets, and a reference to the last describer (so to one metadata image, most of which the
-     * coordinator's current image shares).
+     * <p><b>Memory.</b> An int per partition of each topic assigned, and its distinct rack sets,
+     * plus references to the topic and cluster images they were read under (shared with the
+     * coordinator's current image unless they changed). Entries of deleted or changed topics are
+     * dropped when the map holds more than twice the image's topics.
      */
     public static final class Cache {
-        /** The class whose describers are trusted to be immutable with content equality. */
-        static final String KAFKA_DESCRIBER = "org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl";
-
-        private record Held(SubscribedTopicDescriber describer, ConcurrentHashMap<Uuid, TopicRacks> topics) {
+        private record Kept(TopicImage topic, ClusterImage cluster, TopicRacks racks) {
         }
 
-        private final AtomicReference<Held> held = new AtomicReference<>();
+        private final ConcurrentHashMap<Uuid, Kept> kept = new ConcurrentHashMap<>();
         private final LongAdder hits = new LongAdder();
         private final LongAdder reads = new LongAdder();
+        private final boolean keeps;
 
         /** A cache that keeps nothing: every call reads the describer. */
-        static final Cache NONE = new Cache();
+        static final Cache NONE = new Cache(false);
 
         /** An empty cache; an assignor holds one for its life. */
         public Cache() {
+            this(true);
         }
 
-        /**
-         * The racks of this call's topics: those kept under an equal describer, the rest read
-         * now (and kept when the describer can be trusted).
-         */
+        private Cache(boolean keeps) {
+            this.keeps = keeps;
+        }
+
+        /** This call's view of the kept racks, under its describer's image. */
         Lookup forCall(SubscribedTopicDescriber describer) {
-            if (this == NONE || describer == null || !describer.getClass().getName().equals(KAFKA_DESCRIBER)) {
-                return new Lookup(describer, null);
+            KafkaImage image = null;
+            if (keeps) {
+                try {
+                    image = KafkaImage.of(describer);
+                } catch (LinkageError e) { // no kafka-metadata classes here: read every call
+                    image = null;
+                }
             }
-            Held h = held.get();
-            if (h == null || !(h.describer == describer || h.describer.equals(describer))) {
-                Held fresh = new Held(describer, new ConcurrentHashMap<>());
-                held.set(fresh);
-                h = fresh;
+            if (image != null && kept.size() > 2 * image.topics() + 64) {
+                prune(image);
             }
-            return new Lookup(describer, h.topics);
+            return new Lookup(describer, image);
+        }
+
+        private void prune(KafkaImage image) {
+            kept.entrySet().removeIf(e -> e.getValue().topic != image.topic(e.getKey())
+                || e.getValue().cluster != image.cluster());
         }
 
         /** Topics served from the cache since start-up. */
@@ -211,29 +219,37 @@ public final class TopicRacks {
             return reads.sum();
         }
 
-        /** One call's view: the kept racks, or none. */
+        /** How many topics' racks are held. */
+        int size() {
+            return kept.size();
+        }
+
+        /** One call's view: its describer and, when it is Kafka's, its image. */
         final class Lookup {
             private final SubscribedTopicDescriber describer;
-            private final ConcurrentHashMap<Uuid, TopicRacks> kept;
+            private final KafkaImage image;
+            private final ClusterImage cluster;
 
-            private Lookup(SubscribedTopicDescriber describer, ConcurrentHashMap<Uuid, TopicRacks> kept) {
+            private Lookup(SubscribedTopicDescriber describer, KafkaImage image) {
                 this.describer = describer;
-                this.kept = kept;
+                this.image = image;
+                this.cluster = image == null ? null : image.cluster();
             }
 
             /** The racks of {@code topic}, which has {@code count} partitions in this call's metadata. */
             TopicRacks racks(Uuid topic, int count) {
-                if (kept != null) {
-                    TopicRacks k = kept.get(topic);
-                    if (k != null && k.partitions() == count) {
+                TopicImage topicImage = image == null ? null : image.topic(topic);
+                if (topicImage != null) {
+                    Kept k = kept.get(topic);
+                    if (k != null && k.topic == topicImage && k.cluster == cluster && k.racks.partitions() == count) {
                         hits.increment();
-                        return k;
+                        return k.racks;
                     }
                 }
                 reads.increment();
                 TopicRacks r = read(describer, topic, count);
-                if (kept != null) {
-                    kept.put(topic, r);
+                if (topicImage != null) {
+                    kept.put(topic, new Kept(topicImage, cluster, r));
                 }
                 return r;
             }

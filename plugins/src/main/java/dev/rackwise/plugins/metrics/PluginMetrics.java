@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One plug-in instance's figures, exposed over JMX as {@code kafka.rackwise:type=<type>,name=<name>}
  * for Prometheus' JMX exporter (or any JMX client): assignments computed, {@code assign()} time
- * (average and max, ms), fallbacks by reason, advice age and plans published / dropped / failed.
+ * (average and max, ms), fallbacks by reason, advice age, plans published / dropped / failed,
+ * and (broker assignors) topics whose replica racks were kept or read.
  *
  * <p>Why JMX and not KIP-877 {@code Monitorable}: in Kafka 4.3.1 only serializers,
  * deserializers, interceptors, partitioners and a few broker plug-ins are wrapped so that they
@@ -54,6 +55,8 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
     private volatile LongSupplier published = () -> 0;
     private volatile LongSupplier dropped = () -> 0;
     private volatile LongSupplier failed = () -> 0;
+    private volatile LongSupplier racksKept = () -> 0;
+    private volatile LongSupplier racksRead = () -> 0;
     private volatile ObjectName registered;
     private static final java.util.concurrent.ConcurrentMap<String, PluginMetrics> SHARED =
         new java.util.concurrent.ConcurrentHashMap<>();
@@ -108,6 +111,16 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
         this.failed = failed;
     }
 
+    /**
+     * Where the broker assignors' replica-rack counts come from: topics whose racks a call took
+     * from those kept under the same metadata, and topics read from the describer partition by
+     * partition.
+     */
+    public void racks(LongSupplier kept, LongSupplier read) {
+        this.racksKept = kept;
+        this.racksRead = read;
+    }
+
     // ---- reading ----------------------------------------------------------------------------
 
     public long assignments() {
@@ -145,6 +158,8 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
         out.put("PlansPublished", published.getAsLong());
         out.put("PlansDropped", dropped.getAsLong());
         out.put("PlansFailed", failed.getAsLong());
+        out.put("RackTopicsKept", racksKept.getAsLong());
+        out.put("RackTopicsRead", racksRead.getAsLong());
         return out;
     }
 

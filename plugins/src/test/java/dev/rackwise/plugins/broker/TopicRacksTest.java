@@ -80,7 +80,7 @@ class TopicRacksTest {
      * wraps the MetadataImage itself, 4.4 a KRaftCoordinatorMetadataImage around it.
      */
     static SubscribedTopicDescriber kafkaDescriber(MetadataImage image) throws Exception {
-        Class<?> impl = Class.forName(TopicRacks.Cache.KAFKA_DESCRIBER);
+        Class<?> impl = Class.forName(KafkaImage.KAFKA_DESCRIBER);
         Constructor<?> c = impl.getConstructors()[0];
         Class<?> param = c.getParameterTypes()[0];
         Object arg = image;
@@ -140,6 +140,45 @@ class TopicRacksTest {
         BrokerProblem.indexed(spec, kafkaDescriber(swapped(first)), Map.of(), AdviceView.NONE, GroupCosts.DEFAULT,
             true, Long.MAX_VALUE, cache);
         assertEquals(2, cache.reads(), "a new image is read again");
+    }
+
+    /** {@code image} with a new offset only: what the controller's periodic no-op records make. */
+    static MetadataImage later(MetadataImage image) {
+        MetadataDelta delta = new MetadataDelta.Builder().setImage(image).build();
+        return delta.apply(new MetadataProvenance(image.provenance().lastContainedOffset() + 1, 1, 0, true));
+    }
+
+    /** {@code image} after broker {@code broker} re-registers in rack {@code rack}. */
+    static MetadataImage rackMoved(MetadataImage image, int broker, String rack) {
+        MetadataDelta delta = new MetadataDelta.Builder().setImage(image).build();
+        delta.replay(new RegisterBrokerRecord().setBrokerId(broker).setBrokerEpoch(2)
+            .setIncarnationId(new Uuid(8, broker)).setRack(rack));
+        return delta.apply(new MetadataProvenance(image.provenance().lastContainedOffset() + 1, 1, 0, true));
+    }
+
+    @Test
+    void racksAreKeptAcrossImagesThatDoNotTouchThem() throws Exception {
+        TopicRacks.Cache cache = new TopicRacks.Cache();
+        GroupSpec spec = twoMembers(Set.of(ORDERS));
+        MetadataImage image = before();
+        for (int call = 0; call < 5; call++) {
+            image = later(image); // a new image each call, as a live broker gets every 500 ms
+            BrokerProblem.indexed(spec, kafkaDescriber(image), Map.of(), AdviceView.NONE, GroupCosts.DEFAULT, true,
+                Long.MAX_VALUE, cache);
+        }
+        assertEquals(1, cache.reads(), "orders' replicas never changed");
+        assertEquals(4, cache.hits());
+    }
+
+    @Test
+    void aBrokerInANewRackIsReadAgain() throws Exception {
+        RackwiseGroupAssignor a = assignor();
+        GroupSpec spec = twoMembers(Set.of(ORDERS));
+        MetadataImage first = before();
+        assertEquals(Map.of("m1", Set.of(0), "m2", Set.of(1)), partitions(a.assign(spec, kafkaDescriber(first))));
+        // broker 1 (orders-0) now in az2 and broker 2 (orders-1) in az1: no replica moved, racks did
+        MetadataImage moved = rackMoved(rackMoved(first, 1, "az2"), 2, "az1");
+        assertEquals(Map.of("m1", Set.of(1), "m2", Set.of(0)), partitions(a.assign(spec, kafkaDescriber(moved))));
     }
 
     @Test

@@ -1,8 +1,12 @@
 package dev.rackwise.bench.jmh;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
+import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -49,21 +53,37 @@ public class BrokerAssignorBenchmark {
     @Param({"RACKS_PASS", "UNIFORM", "RANGE", "RACKWISE", "RACKWISE_WEIGHTED"})
     public BrokerCase.Assignor assignor;
 
+    /**
+     * Whose describer the assignors read: BENCH, the bench's {@link RackDescriber} (a map lookup,
+     * nothing kept across calls: a floor for the racks pass, a ceiling for rackwise's kept racks);
+     * KAFKA, Kafka's own {@code SubscribedTopicDescriberImpl} over the cell as a KRaft metadata
+     * image ({@link RealDescriberDrive#image}), a new one each call as a coordinator makes it.
+     */
+    @Param({"BENCH"})
+    public String describer;
+
     private BrokerCase c;
+    private Supplier<SubscribedTopicDescriber> describers;
 
     @Setup(Level.Trial)
     public void setup() {
         Grid grid = new Grid(members, partitionsPerMember, topics, subscription.equals("HETEROGENEOUS"),
             assignment.equals("INCREMENTAL"));
         c = new BrokerCase(grid, assignor);
+        if (describer.equals("KAFKA")) {
+            KRaftCoordinatorMetadataImage image = new KRaftCoordinatorMetadataImage(RealDescriberDrive.image(grid));
+            describers = () -> new SubscribedTopicDescriberImpl(image);
+        } else {
+            describers = () -> c.describer;
+        }
     }
 
     @Benchmark
     public Object assign() {
         if (assignor == BrokerCase.Assignor.RACKS_PASS) {
-            return c.racksPass();
+            return BrokerCase.racksPass(c.grid, describers.get());
         }
-        GroupAssignment out = c.assign();
+        GroupAssignment out = c.assignor.assign(c.spec, describers.get());
         return out;
     }
 }

@@ -25,11 +25,14 @@ import org.apache.kafka.image.MetadataProvenance;
  * {@code KRaftCoordinatorMetadataImage}, as a coordinator hands it to assign(). Prints, per
  * call, thread CPU (as {@link BrokerCpuDrive}): one pass over every partition's racks through
  * the bench's {@link RackDescriber} and through Kafka's describer; {@code uniform} and rackwise
- * with Kafka's describer; rackwise with the bench's. Answers through either describer hash
+ * with Kafka's describer, a new one each call as a coordinator makes it, over the same image
+ * and (rackwise) over a new image of equal content each call, as the controller's no-op records
+ * make one (the topics' and brokers' objects unchanged, so replica racks stay kept:
+ * {@code TopicRacks.Cache}); rackwise with the bench's. Answers through either describer hash
  * alike (the same racks).
  *
  * <p>Args: members partitionsPerMember topics HOMOGENEOUS|HETEROGENEOUS FULL|INCREMENTAL
- * iterations.
+ * iterations [SAME_IMAGE_ONLY: only rackwise on the same image, for a profiler].
  */
 public final class RealDescriberDrive {
     private RealDescriberDrive() {
@@ -51,6 +54,11 @@ public final class RealDescriberDrive {
         String cell = String.join(" ", java.util.Arrays.copyOfRange(a, 0, 5));
         BrokerCase uniform = new BrokerCase(grid, BrokerCase.Assignor.UNIFORM);
         BrokerCase rackwise = new BrokerCase(grid, BrokerCase.Assignor.RACKWISE);
+        if (a.length > 6 && a[6].equals("SAME_IMAGE_ONLY")) { // one line, for a profiler
+            CpuPerCall.print(cell + " RACKWISE kafka-describer-same-image", hash(rackwise.assignor.assign(
+                rackwise.spec, real)), () -> rackwise.assignor.assign(rackwise.spec, same.get()), iters);
+            return;
+        }
         CpuPerCall.print(cell + " RACKS_PASS bench-describer", 0, () -> BrokerCase.racksPass(grid, rackwise.describer), iters);
         CpuPerCall.print(cell + " RACKS_PASS kafka-describer", 0, () -> BrokerCase.racksPass(grid, real), iters);
         CpuPerCall.print(cell + " UNIFORM kafka-describer", hash(uniform.assignor.assign(uniform.spec, real)),
