@@ -339,76 +339,23 @@ public final class BrokerProblem {
     }
 
     /**
-     * Each distinct replica-rack set as one index of the problem. The describer hands over a
-     * new set per partition; its racks are the metadata image's own strings, so a set is matched
-     * by a bit mask of rack bits found by identity (a short scan; equality for a string not seen
-     * before), not by hashing and comparing sets.
+     * Each distinct replica-rack set as one index of the problem, in the order the call first
+     * meets it. Asked once per distinct set of each topic ({@link TopicRacks} tells a topic's
+     * partitions apart), so a map by the sets' content is enough.
      */
     private static final class RackSets {
-        /** Up to this many rack sets a scan of the masks finds one; past it, byMask. */
-        private static final int SCAN = 16;
-        /** Rack strings seen, by identity, and their bits. */
-        private final String[] known = new String[16];
-        private final int[] knownBit = new int[16];
-        private int knownCount;
-        private final Map<String, Integer> byValue = new HashMap<>();
-        private final long[] masks = new long[SCAN];
-        private final int[] ids = new int[SCAN];
-        private final Map<Long, Integer> byMask = new HashMap<>();
-        private int size;
+        private final Map<Set<String>, Integer> ids = new HashMap<>();
 
         /** The index of {@code set}'s rack set; a new set is added to the builder, its racks to {@code seen}. */
         int id(Set<String> set, Set<String> seen, IndexedProblem.Builder b) {
-            long mask = 0;
-            for (String r : set) {
-                int bit = bit(r);
-                if (bit >= 63) {
-                    seen.addAll(set); // more racks than bits: no sharing, still correct
-                    return b.rackSet(set);
-                }
-                mask |= 1L << bit;
-            }
-            if (size <= SCAN) {
-                for (int i = 0; i < size; i++) { // size <= SCAN: all of them are in the arrays
-                    if (masks[i] == mask) {
-                        return ids[i];
-                    }
-                }
-            } else {
-                Integer known = byMask.get(mask);
-                if (known != null) {
-                    return known;
-                }
+            Integer known = ids.get(set);
+            if (known != null) {
+                return known;
             }
             int id = b.rackSet(set);
             seen.addAll(set);
-            if (size < SCAN) {
-                masks[size] = mask;
-                ids[size] = id;
-            } else if (size == SCAN) { // many rack sets (many racks): a hash of masks from here on
-                for (int i = 0; i < SCAN; i++) {
-                    byMask.put(masks[i], ids[i]);
-                }
-            }
-            if (size >= SCAN) {
-                byMask.put(mask, id);
-            }
-            size++;
+            ids.put(set, id);
             return id;
-        }
-
-        private int bit(String rack) {
-            for (int i = 0; i < knownCount; i++) {
-                if (known[i] == rack) {
-                    return knownBit[i];
-                }
-            }
-            int bit = byValue.computeIfAbsent(rack, r -> byValue.size());
-            if (knownCount < known.length) {
-                known[knownCount] = rack;
-                knownBit[knownCount++] = bit;
-            }
-            return bit;
         }
     }
 }
