@@ -13,11 +13,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The KRaft metadata image behind Kafka's own describer, which is all its answers are made of:
  * {@code racksForPartition(t, p)} is the racks, in the image's {@link ClusterImage}, of the
- * replicas that the topic's {@link TopicImage} lists (4.1 and 4.4 bytecode). Both are immutable,
- * and a metadata change that touches a topic's replicas or a broker's rack makes a new object of
- * it; the rest of the image keeps its objects. So the pair (topic image, cluster image), by
- * identity, is a key that a replica move always changes, and that the controller's periodic
- * no-op records (a new image every {@code metadata.max.idle.interval.ms}) do not.
+ * replicas that the topic's {@link TopicImage} lists (4.1.2, 4.2.2, 4.3.1 and 4.4.0 bytecode).
+ * Both are immutable, and a metadata change that touches a topic's replicas or a broker's rack
+ * makes a new object of it; the rest of the image keeps its objects. So the pair (topic image,
+ * cluster image), by identity, is a key that a replica move always changes, and that the
+ * controller's periodic no-op records (a new image every {@code metadata.max.idle.interval.ms})
+ * do not.
  *
  * <p>The image is a private field of the describer (and, from 4.2, of the
  * {@code KRaftCoordinatorMetadataImage} it wraps): read by reflection, once resolved per class.
