@@ -219,11 +219,6 @@ public final class TopicRacks {
             return reads.sum();
         }
 
-        /** How many topics' racks are held. */
-        int size() {
-            return kept.size();
-        }
-
         /** One call's view: its describer and, when it is Kafka's, its image. */
         final class Lookup {
             private final SubscribedTopicDescriber describer;

@@ -46,7 +46,10 @@ import org.junit.jupiter.api.Test;
  */
 class TopicRacksTest {
     static final Uuid ORDERS = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
-    static final Uuid CLICKS = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
+    /** The answer while orders-0 is in az1 and orders-1 in az2: each member reads its own rack's. */
+    static final Map<String, Set<Integer>> AS_PLACED = Map.of("m1", Set.of(0), "m2", Set.of(1));
+    /** The answer once the two partitions' racks are swapped. */
+    static final Map<String, Set<Integer>> SWAPPED = Map.of("m1", Set.of(1), "m2", Set.of(0));
 
     /** Brokers 1, 2, 3 in az1, az2, az3; orders-0 on broker 1, orders-1 on broker 2 (RF 1). */
     static MetadataImage before() {
@@ -116,14 +119,14 @@ class TopicRacksTest {
         RackwiseGroupAssignor a = assignor();
         GroupSpec spec = twoMembers(Set.of(ORDERS));
         MetadataImage first = before();
-        assertEquals(Map.of("m1", Set.of(0), "m2", Set.of(1)), partitions(a.assign(spec, kafkaDescriber(first))));
+        assertEquals(AS_PLACED, partitions(a.assign(spec, kafkaDescriber(first))));
         // a second call on the same image (a new describer, as the coordinator makes): the same answer
-        assertEquals(Map.of("m1", Set.of(0), "m2", Set.of(1)), partitions(a.assign(spec, kafkaDescriber(first))));
+        assertEquals(AS_PLACED, partitions(a.assign(spec, kafkaDescriber(first))));
         // the reassignment: a new image; the racks kept for the old one must not answer
         MetadataImage second = swapped(first);
-        assertEquals(Map.of("m1", Set.of(1), "m2", Set.of(0)), partitions(a.assign(spec, kafkaDescriber(second))));
+        assertEquals(SWAPPED, partitions(a.assign(spec, kafkaDescriber(second))));
         // and back: the old image again is equal to the first, so its answer again
-        assertEquals(Map.of("m1", Set.of(0), "m2", Set.of(1)), partitions(a.assign(spec, kafkaDescriber(first))));
+        assertEquals(AS_PLACED, partitions(a.assign(spec, kafkaDescriber(first))));
     }
 
     @Test
@@ -175,10 +178,10 @@ class TopicRacksTest {
         RackwiseGroupAssignor a = assignor();
         GroupSpec spec = twoMembers(Set.of(ORDERS));
         MetadataImage first = before();
-        assertEquals(Map.of("m1", Set.of(0), "m2", Set.of(1)), partitions(a.assign(spec, kafkaDescriber(first))));
+        assertEquals(AS_PLACED, partitions(a.assign(spec, kafkaDescriber(first))));
         // broker 1 (orders-0) now in az2 and broker 2 (orders-1) in az1: no replica moved, racks did
         MetadataImage moved = rackMoved(rackMoved(first, 1, "az2"), 2, "az1");
-        assertEquals(Map.of("m1", Set.of(1), "m2", Set.of(0)), partitions(a.assign(spec, kafkaDescriber(moved))));
+        assertEquals(SWAPPED, partitions(a.assign(spec, kafkaDescriber(moved))));
     }
 
     @Test
@@ -198,9 +201,9 @@ class TopicRacksTest {
         };
         RackwiseGroupAssignor a = assignor();
         GroupSpec spec = twoMembers(Set.of(ORDERS));
-        assertEquals(Map.of("m1", Set.of(0), "m2", Set.of(1)), partitions(a.assign(spec, mutable)));
+        assertEquals(AS_PLACED, partitions(a.assign(spec, mutable)));
         rackOfPartition0[0] = 2;
-        assertEquals(Map.of("m1", Set.of(1), "m2", Set.of(0)), partitions(a.assign(spec, mutable)));
+        assertEquals(SWAPPED, partitions(a.assign(spec, mutable)));
     }
 
     /** A seeded image: 6 brokers in 3 racks (some without a rack), topics of RF 1-3. */
@@ -276,8 +279,8 @@ class TopicRacksTest {
         GroupSpec spec = twoMembers(Set.of(ORDERS));
         MetadataImage first = before();
         MetadataImage second = swapped(first);
-        Map<String, Set<Integer>> onFirst = Map.of("m1", Set.of(0), "m2", Set.of(1));
-        Map<String, Set<Integer>> onSecond = Map.of("m1", Set.of(1), "m2", Set.of(0));
+        Map<String, Set<Integer>> onFirst = AS_PLACED;
+        Map<String, Set<Integer>> onSecond = SWAPPED;
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<Integer>> runs = new ArrayList<>();
