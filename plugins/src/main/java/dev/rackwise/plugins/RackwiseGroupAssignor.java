@@ -17,13 +17,13 @@ import dev.rackwise.plugins.broker.BrokerLookups;
 import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.CoreWarmUp;
 import dev.rackwise.plugins.broker.TargetAssignment;
+import dev.rackwise.plugins.broker.TopicNames;
 import dev.rackwise.plugins.broker.TopicRacks;
 import dev.rackwise.plugins.config.ConfigNumbers;
 import dev.rackwise.plugins.config.PluginConfig;
 import dev.rackwise.plugins.config.Settings;
 import dev.rackwise.plugins.metrics.PluginMetrics;
 import org.apache.kafka.common.Configurable;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
@@ -153,14 +153,13 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
                 metrics.plans(side.reports()::published, side.reports()::dropped, side.reports()::failed);
             }
             AdviceView advice = side == null ? AdviceView.NONE : side.advice();
-            Map<Uuid, String> names = side == null ? Map.of()
-                : side.topicNames().known(BrokerProblem.topicIds(groupSpec));
+            TopicNames names = side == null ? ids -> Map.of() : side.topicNames();
             groupId = side == null ? null : side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
             GroupCosts costs = groupId == null ? GroupCosts.DEFAULT : advice.costs(groupId);
             BrokerProblem.Indexed problem = BrokerProblem.indexed(groupSpec, subscribedTopicDescriber, names, advice,
                 costs, followerFetching, maxWeightedPartitions, racks);
             int partitions = problem.problem().partitions();
-            if (!names.isEmpty() && partitions > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
+            if (!problem.names().isEmpty() && partitions > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
                 log.info("rackwise: group {} has {} partitions, over {}={}: its assignments weigh every partition "
                     + "1 (rack-optimal by count; leader racks still from the advice) to bound the coordinator "
                     + "thread's time; said once per broker", groupId == null ? "?" : groupId, partitions,
@@ -171,7 +170,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             metrics.recordAssign(System.nanoTime() - start);
             long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
             if (side != null) {
-                side.report(groupId, groupSpec, problem::toProblem, solution::toSolution, names, micros,
+                side.report(groupId, groupSpec, problem::toProblem, solution::toSolution, problem.names(), micros,
                     followerFetching);
             }
             log.debug("rackwise: group {}: {} members, cost {}, {} moved, in {} us", groupId,

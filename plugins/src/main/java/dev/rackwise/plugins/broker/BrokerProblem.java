@@ -20,6 +20,7 @@ import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
 /**
  * A KIP-848 GroupSpec as a rack-optimal {@link Problem}, and the solution back as the
@@ -37,16 +38,6 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
  */
 public final class BrokerProblem {
     private BrokerProblem() {
-    }
-
-    /** Every topic id the spec mentions: subscriptions and current targets. */
-    public static Set<Uuid> topicIds(GroupSpec spec) {
-        Set<Uuid> ids = new HashSet<>();
-        for (String m : spec.memberIds()) {
-            ids.addAll(spec.memberSubscription(m).subscribedTopicIds());
-            ids.addAll(spec.memberAssignment(m).partitions().keySet());
-        }
-        return ids;
     }
 
     /** The problem of one assign() call, every partition weighted by the advice. */
@@ -73,7 +64,8 @@ public final class BrokerProblem {
      * topic id of each topic index, so that the answer goes back without parsing a key. States
      * the same problem {@link #of} does: the core gives the same assignment for both.
      */
-    public record Indexed(IndexedProblem problem, Uuid[] topicIds, MemberAssignment[] current, int[] currentSizes) {
+    public record Indexed(IndexedProblem problem, Uuid[] topicIds, MemberAssignment[] current, int[] currentSizes,
+                          Map<Uuid, String> names) {
         /** The problem as a {@link Problem} (plan reports, off the assignment path). */
         public Problem toProblem() {
             return problem.toProblem();
@@ -94,67 +86,90 @@ public final class BrokerProblem {
     public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
                                   AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted,
                                   TopicRacks.Cache racksCache) {
+        return indexed(spec, topics, ids -> names, advice, costs, followerFetching, maxWeighted, racksCache);
+    }
+
+    /**
+     * As {@link #indexed(GroupSpec, SubscribedTopicDescriber, Map, AdviceView, GroupCosts, boolean, long,
+     * TopicRacks.Cache)}, asking {@code names} only for the problem's topics (subscribed and
+     * known to the describer), once per call.
+     */
+    public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, TopicNames names,
+                                  AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted,
+                                  TopicRacks.Cache racksCache) {
         int n = spec.memberIds().size();
         String[] memberIds = new String[n];
         MemberSubscription[] subs = new MemberSubscription[n];
         int[] subOf = new int[n];
-        // Each distinct subscription once: by identity first (members share the coordinator's
-        // sets), then by content.
-        Map<Set<Uuid>, Integer> distinct = new HashMap<>();
+        // Present topics: subscribed and known to the describer (a deleted or not yet known
+        // topic can be given to nobody), numbered as first met.
+        TopicIndex topicIndex = new TopicIndex();
+        List<Uuid> ids = new ArrayList<>();
+        IntArray counts = new IntArray();
+        // Each distinct subscription once, as its present topics' indices. A coordinator hands
+        // each member a TopicIds of its own, a view whose hashCode and equals hash the whole
+        // metadata image (4.1-4.4, read from the bytecode), so a subscription is never a map key
+        // here: a group Kafka calls HOMOGENEOUS (every member subscribes every topic, as its own
+        // UniformAssignor trusts) reads the first member's set once; otherwise each set object is
+        // read once (by identity) and told apart by its topic indices.
+        boolean homogeneous = spec.subscriptionType() == SubscriptionType.HOMOGENEOUS;
         Map<Set<Uuid>, Integer> seen = new IdentityHashMap<>();
-        List<Set<Uuid>> subSets = new ArrayList<>();
+        Map<SubKey, Integer> distinct = new HashMap<>();
+        List<int[]> subTopics = new ArrayList<>();
+        int firstSize = -1;
         int i = 0;
         for (String m : spec.memberIds()) {
             MemberSubscription sub = spec.memberSubscription(m);
-            Set<Uuid> ids = sub.subscribedTopicIds();
-            Integer s = seen.get(ids);
+            Set<Uuid> set = sub.subscribedTopicIds();
+            Integer s = seen.get(set);
+            if (s == null && homogeneous && i > 0 && set.size() == firstSize) {
+                s = 0;
+            }
             if (s == null) {
-                s = distinct.get(ids);
-                if (s == null) {
-                    s = subSets.size();
-                    distinct.put(ids, s);
-                    subSets.add(ids);
+                IntArray mine = new IntArray();
+                for (Uuid id : set) {
+                    int t = topicIndex.get(id);
+                    if (t == TopicIndex.ABSENT) {
+                        int count = topics.numPartitions(id);
+                        t = count < 0 ? -1 : ids.size();
+                        topicIndex.put(id, t);
+                        if (count >= 0) {
+                            ids.add(id);
+                            counts.add(count);
+                        }
+                    }
+                    if (t >= 0) {
+                        mine.add(t);
+                    }
                 }
-                seen.put(ids, s);
+                int[] key = mine.toArray();
+                java.util.Arrays.sort(key);
+                s = distinct.computeIfAbsent(new SubKey(key), k -> {
+                    subTopics.add(k.topics());
+                    return subTopics.size() - 1;
+                });
+                seen.put(set, s);
+            }
+            if (i == 0) {
+                firstSize = set.size();
             }
             memberIds[i] = m;
             subs[i] = sub;
             subOf[i++] = s;
         }
-        // Present topics: subscribed and known to the describer (a deleted or not yet known
-        // topic can be given to nobody).
-        TopicIndex topicIndex = new TopicIndex();
-        List<Uuid> ids = new ArrayList<>();
-        IntArray counts = new IntArray();
         long total = 0;
-        for (Set<Uuid> set : subSets) {
-            for (Uuid id : set) {
-                if (topicIndex.get(id) == TopicIndex.ABSENT) {
-                    int count = topics.numPartitions(id);
-                    topicIndex.put(id, count < 0 ? -1 : ids.size());
-                    if (count >= 0) {
-                        ids.add(id);
-                        counts.add(count);
-                        total += count;
-                    }
-                }
-            }
+        for (int t = 0; t < ids.size(); t++) {
+            total += counts.get(t);
         }
+        Map<Uuid, String> known = ids.isEmpty() ? Map.of() : names.known(new HashSet<>(ids));
         boolean useWeights = total <= maxWeighted;
         IndexedProblem.Builder b = IndexedProblem.builder(n, ids.size(), (int) Math.min(total, 1 << 24))
             .costs(costs.trafficCost(), costs.nonOverlapCost());
         for (int t = 0; t < ids.size(); t++) {
             b.topic(ids.get(t).toString(), counts.get(t));
         }
-        for (Set<Uuid> set : subSets) {
-            IntArray mine = new IntArray();
-            for (Uuid id : set) {
-                int t = topicIndex.get(id);
-                if (t >= 0) {
-                    mine.add(t);
-                }
-            }
-            b.subscription(mine.toArray());
+        for (int[] ts : subTopics) {
+            b.subscription(ts);
         }
         for (int k = 0; k < n; k++) {
             String rack = subs[k].rackId().filter(r -> !r.isEmpty()).orElse(null);
@@ -167,7 +182,7 @@ public final class BrokerProblem {
         int[] setIds = new int[8];
         for (int t = 0; t < ids.size(); t++) {
             Uuid id = ids.get(t);
-            String name = names.get(id);
+            String name = known.get(id);
             int count = counts.get(t);
             // each distinct rack set of the topic once, in the order of its first partition:
             // the problem's rack-set indices come out as a pass over every partition gives them
@@ -221,7 +236,7 @@ public final class BrokerProblem {
                 }
             });
         }
-        return new Indexed(b.build(), ids.toArray(new Uuid[0]), current, currentSizes);
+        return new Indexed(b.build(), ids.toArray(new Uuid[0]), current, currentSizes, known);
     }
 
     /** The indexed solution as the coordinator's target assignment: every member present. */
@@ -314,6 +329,19 @@ public final class BrokerProblem {
         private static int slot(Uuid id, int mask) {
             long h = (id.getMostSignificantBits() ^ id.getLeastSignificantBits()) * 0x9E3779B97F4A7C15L;
             return (int) (h >>> 32) & mask;
+        }
+    }
+
+    /** A subscription's present topic indices, ascending: a map key by content. */
+    private record SubKey(int[] topics) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SubKey k && java.util.Arrays.equals(topics, k.topics);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Arrays.hashCode(topics);
         }
     }
 

@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
  * problem, so the same assignment, partition for partition, and the same cost and moves. Covers what the indexed adapter must get
  * right: members and topics in the coordinator's (hash) order, deleted topics, topics with no
  * partitions, owners of partitions out of range or no longer subscribed, racks the describer
- * does not know, members without racks, advice weights and leader racks, the weights limit.
+ * does not know, members without racks, advice weights and leader racks, the weights limit,
+ * Kafka's HOMOGENEOUS label, and subscription sets of each member's own that are never hashed
+ * (a coordinator's TopicIds hashes the whole metadata image).
  */
 class IndexedBrokerProblemTest {
     private static final long SEED = 20261128L;
@@ -49,8 +51,10 @@ class IndexedBrokerProblemTest {
         int weighted = 0;
         int owned = 0;
         long kept = 0;
+        int homogeneous = 0;
         for (int g = 0; g < 400; g++) {
             Group group = randomGroup(rnd);
+            homogeneous += group.spec.subscriptionType() == SubscriptionType.HOMOGENEOUS ? 1 : 0;
             long limit = rnd.nextInt(4) == 0 ? 10 : Long.MAX_VALUE;
             boolean followers = rnd.nextBoolean();
             Problem problem = reference(group, followers, limit);
@@ -87,6 +91,7 @@ class IndexedBrokerProblemTest {
         assertTrue(weighted > 50, "weighted groups: " + weighted);
         assertTrue(owned > 100, "groups with owners: " + owned);
         assertTrue(kept > 200, "members handed their own assignment back: " + kept);
+        assertTrue(homogeneous > 100 && homogeneous < 300, "groups Kafka calls homogeneous: " + homogeneous);
     }
 
     private record Group(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
@@ -145,6 +150,7 @@ class IndexedBrokerProblemTest {
             sub.add(ids.get(rnd.nextInt(ids.size())));
             subscriptions.add(sub);
         }
+        Set<Integer> picked = new HashSet<>();
         for (int m = 0; m < members; m++) {
             // ids as Kafka makes them (base64 UUIDs), with a shared prefix, and with characters
             // past 255 and 127 (the core sorts by a prefix of 8-bit characters where it can)
@@ -170,10 +176,15 @@ class IndexedBrokerProblemTest {
                     }
                 }
             }
-            specs.put(id, new MemberSubscriptionAndAssignmentImpl(rack, Optional.empty(),
-                subscriptions.get(rnd.nextInt(subscriptions.size())), new Assignment(target)));
+            int pick = rnd.nextInt(subscriptions.size());
+            picked.add(pick);
+            // now and then a set of its own that must never be hashed, as a coordinator's TopicIds
+            Set<Uuid> sub = rnd.nextBoolean() ? subscriptions.get(pick) : new Unhashable(subscriptions.get(pick));
+            specs.put(id, new MemberSubscriptionAndAssignmentImpl(rack, Optional.empty(), sub, new Assignment(target)));
         }
-        GroupSpec spec = new GroupSpecImpl(specs, SubscriptionType.HETEROGENEOUS, Map.of());
+        // Kafka's own label: HOMOGENEOUS when every member subscribes the same topics
+        GroupSpec spec = new GroupSpecImpl(specs, picked.stream().map(subscriptions::get).distinct().count() == 1
+            ? SubscriptionType.HOMOGENEOUS : SubscriptionType.HETEROGENEOUS, Map.of());
         long adviceSeed = rnd.nextLong();
         boolean leaders = rnd.nextBoolean();
         int weighting = rnd.nextInt(3);
@@ -270,7 +281,44 @@ class IndexedBrokerProblemTest {
             members.put(m, new MemberSubscriptionAndAssignmentImpl(sub.rackId(), Optional.empty(),
                 sub.subscribedTopicIds(), new Assignment(answer.members().get(m).partitions())));
         }
-        return new GroupSpecImpl(members, SubscriptionType.HETEROGENEOUS, Map.of());
+        return new GroupSpecImpl(members, spec.subscriptionType(), Map.of());
+    }
+
+    /**
+     * A member's subscription as a coordinator hands it over: a set of its own whose hashCode
+     * and equals are not to be called (Kafka's TopicIds hashes the whole metadata image in them).
+     */
+    private static final class Unhashable extends java.util.AbstractSet<Uuid> {
+        private final Set<Uuid> ids;
+
+        Unhashable(Set<Uuid> ids) {
+            this.ids = new HashSet<>(ids);
+        }
+
+        @Override
+        public java.util.Iterator<Uuid> iterator() {
+            return java.util.Collections.unmodifiableSet(ids).iterator();
+        }
+
+        @Override
+        public int size() {
+            return ids.size();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return ids.contains(o);
+        }
+
+        @Override
+        public int hashCode() {
+            throw new AssertionError("a member's subscription set was hashed");
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            throw new AssertionError("a member's subscription set was compared");
+        }
     }
 
     private static Map<String, Map<Uuid, Set<Integer>>> flat(GroupAssignment a) {

@@ -2,6 +2,7 @@ package dev.rackwise.bench.jmh;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -12,6 +13,12 @@ import org.apache.kafka.common.metadata.RegisterBrokerRecord;
 import org.apache.kafka.common.metadata.TopicRecord;
 import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
+import org.apache.kafka.coordinator.group.modern.Assignment;
+import org.apache.kafka.coordinator.group.modern.GroupSpecImpl;
+import org.apache.kafka.coordinator.group.modern.MemberSubscriptionAndAssignmentImpl;
+import org.apache.kafka.coordinator.group.modern.TopicIds;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl;
 import org.apache.kafka.image.MetadataDelta;
@@ -54,9 +61,13 @@ public final class RealDescriberDrive {
         String cell = String.join(" ", java.util.Arrays.copyOfRange(a, 0, 5));
         BrokerCase uniform = new BrokerCase(grid, BrokerCase.Assignor.UNIFORM);
         BrokerCase rackwise = new BrokerCase(grid, BrokerCase.Assignor.RACKWISE);
+        // the group as a coordinator hands it over: each member's own TopicIds view over its
+        // own set of names, current targets as Kafka's Assignment of HashSets (as replayed)
+        GroupSpec uniformSpec = asBroker(uniform.spec, grid, coordinatorImage);
+        GroupSpec rackwiseSpec = asBroker(rackwise.spec, grid, coordinatorImage);
         if (a.length > 6 && a[6].equals("SAME_IMAGE_ONLY")) { // one line, for a profiler
-            CpuPerCall.print(cell + " RACKWISE kafka-describer-same-image", hash(rackwise.assignor.assign(
-                rackwise.spec, real)), () -> rackwise.assignor.assign(rackwise.spec, same.get()), iters);
+            CpuPerCall.print(cell + " RACKWISE kafka-describer-same-image broker-spec", hash(rackwise.assignor.assign(
+                rackwiseSpec, real)), () -> rackwise.assignor.assign(rackwiseSpec, same.get()), iters);
             return;
         }
         CpuPerCall.print(cell + " RACKS_PASS bench-describer", 0, () -> BrokerCase.racksPass(grid, rackwise.describer), iters);
@@ -68,6 +79,43 @@ public final class RealDescriberDrive {
         CpuPerCall.print(cell + " RACKWISE kafka-describer-new-image", hash(rackwise.assignor.assign(rackwise.spec,
             changed.get())), () -> rackwise.assignor.assign(rackwise.spec, changed.get()), iters);
         CpuPerCall.print(cell + " RACKWISE bench-describer", hash(rackwise.assign()), rackwise::assign, iters);
+        CpuPerCall.print(cell + " UNIFORM kafka-describer broker-spec", hash(uniform.assignor.assign(uniformSpec, real)),
+            () -> uniform.assignor.assign(uniformSpec, same.get()), iters);
+        CpuPerCall.print(cell + " RACKWISE kafka-describer-same-image broker-spec", hash(rackwise.assignor.assign(
+            rackwiseSpec, real)), () -> rackwise.assignor.assign(rackwiseSpec, same.get()), iters);
+    }
+
+    /**
+     * {@code spec} as a group coordinator builds it (4.4.0 TargetAssignmentBuilder, read from the
+     * bytecode): each member's subscription a new {@code TopicIds} over its own set of topic
+     * names, resolved through the image; each current target an {@code Assignment} of HashSets,
+     * as replayed from target-assignment records. Equal content to {@code spec}.
+     */
+    static GroupSpec asBroker(GroupSpec spec, Grid grid, KRaftCoordinatorMetadataImage image) {
+        Map<Uuid, String> names = new java.util.HashMap<>();
+        for (int t = 0; t < grid.topics; t++) {
+            names.put(grid.topicIds[t], grid.topicNames[t]);
+        }
+        Map<String, MemberSubscriptionAndAssignmentImpl> members = new java.util.HashMap<>();
+        Map<Uuid, Map<Integer, String>> inverted = new java.util.HashMap<>();
+        for (String m : spec.memberIds()) {
+            MemberSubscription sub = spec.memberSubscription(m);
+            Set<String> own = new java.util.HashSet<>();
+            for (Uuid id : sub.subscribedTopicIds()) {
+                own.add(names.get(id));
+            }
+            Map<Uuid, Set<Integer>> current = new java.util.HashMap<>();
+            spec.memberAssignment(m).partitions().forEach((id, ps) -> {
+                current.put(id, new java.util.HashSet<>(ps));
+                Map<Integer, String> byPartition = inverted.computeIfAbsent(id, k -> new java.util.HashMap<>());
+                for (int p : ps) {
+                    byPartition.put(p, m);
+                }
+            });
+            members.put(m, new MemberSubscriptionAndAssignmentImpl(sub.rackId(), sub.instanceId(),
+                new TopicIds(own, image), new Assignment(current)));
+        }
+        return new GroupSpecImpl(members, spec.subscriptionType(), inverted);
     }
 
     /** {@code image} as of a later offset: equal content, another provenance (so unequal). */
