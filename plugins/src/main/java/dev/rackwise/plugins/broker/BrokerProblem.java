@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -99,7 +100,8 @@ public final class BrokerProblem {
                                   TopicRacks.Cache racksCache) {
         int n = spec.memberIds().size();
         String[] memberIds = new String[n];
-        MemberSubscription[] subs = new MemberSubscription[n];
+        String[] memberRacks = new String[n];
+        MemberAssignment[] current = new MemberAssignment[n];
         int[] subOf = new int[n];
         // Present topics: subscribed and known to the describer (a deleted or not yet known
         // topic can be given to nobody), numbered as first met.
@@ -107,8 +109,8 @@ public final class BrokerProblem {
         List<Uuid> ids = new ArrayList<>();
         IntArray counts = new IntArray();
         // Each distinct subscription once, as its present topics' indices. A coordinator hands
-        // each member a TopicIds of its own, a view whose hashCode and equals hash the whole
-        // metadata image (4.1-4.4, read from the bytecode), so a subscription is never a map key
+        // each member a TopicIds of its own, a view whose hashCode hashes the metadata image,
+        // every partition (4.1-4.4, read from the bytecode), so a subscription is never a map key
         // here: a group Kafka calls HOMOGENEOUS (every member subscribes every topic, as its own
         // UniformAssignor trusts) reads the first member's set once; otherwise each set object is
         // read once (by identity) and told apart by its topic indices.
@@ -154,7 +156,9 @@ public final class BrokerProblem {
                 firstSize = set.size();
             }
             memberIds[i] = m;
-            subs[i] = sub;
+            Optional<String> rack = sub.rackId();
+            memberRacks[i] = rack.isPresent() && !rack.get().isEmpty() ? rack.get() : null;
+            current[i] = spec.memberAssignment(m); // while the member's entry is at hand
             subOf[i++] = s;
         }
         long total = 0;
@@ -172,8 +176,7 @@ public final class BrokerProblem {
             b.subscription(ts);
         }
         for (int k = 0; k < n; k++) {
-            String rack = subs[k].rackId().filter(r -> !r.isEmpty()).orElse(null);
-            b.member(memberIds[k], rack, followerFetching && rack != null, subOf[k]);
+            b.member(memberIds[k], memberRacks[k], followerFetching && memberRacks[k] != null, subOf[k]);
         }
         Set<String> racks = new TreeSet<>();
         RackSets rackSets = new RackSets();
@@ -216,10 +219,8 @@ public final class BrokerProblem {
         }
         b.racks(racks);
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
-        MemberAssignment[] current = new MemberAssignment[n];
         int[] currentSizes = new int[n];
         for (int k = 0; k < n; k++) {
-            current[k] = spec.memberAssignment(memberIds[k]);
             int member = k;
             // forEach walks the map's own table (no iterator per member)
             current[k].partitions().forEach((id, held) -> {

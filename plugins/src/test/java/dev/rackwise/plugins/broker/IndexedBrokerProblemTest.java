@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  * partitions, owners of partitions out of range or no longer subscribed, racks the describer
  * does not know, members without racks, advice weights and leader racks, the weights limit,
  * Kafka's HOMOGENEOUS label, and subscription sets of each member's own that are never hashed
- * (a coordinator's TopicIds hashes the whole metadata image).
+ * (a coordinator's TopicIds hashes every partition of the metadata image in hashCode).
  */
 class IndexedBrokerProblemTest {
     private static final long SEED = 20261128L;
@@ -286,7 +286,8 @@ class IndexedBrokerProblemTest {
 
     /**
      * A member's subscription as a coordinator hands it over: a set of its own whose hashCode
-     * and equals are not to be called (Kafka's TopicIds hashes the whole metadata image in them).
+     * and equals are not to be called (Kafka's TopicIds hashes the metadata image in hashCode and
+     * compares images in equals).
      */
     private static final class Unhashable extends java.util.AbstractSet<Uuid> {
         private final Set<Uuid> ids;

@@ -5,6 +5,7 @@ import java.util.function.Supplier;
 
 import org.apache.kafka.coordinator.common.runtime.KRaftCoordinatorMetadataImage;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.modern.SubscribedTopicDescriberImpl;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -57,13 +58,16 @@ public class BrokerAssignorBenchmark {
      * Whose describer the assignors read: BENCH, the bench's {@link RackDescriber} (a map lookup,
      * nothing kept across calls: a floor for the racks pass, a ceiling for rackwise's kept racks);
      * KAFKA, Kafka's own {@code SubscribedTopicDescriberImpl} over the cell as a KRaft metadata
-     * image ({@link RealDescriberDrive#image}), a new one each call as a coordinator makes it.
+     * image ({@link RealDescriberDrive#image}), a new one each call as a coordinator makes it,
+     * and the group built as a coordinator builds it ({@link RealDescriberDrive#asBroker}: each
+     * member's own TopicIds, current targets as Kafka's Assignment of HashSets).
      */
     @Param({"BENCH"})
     public String describer;
 
     private BrokerCase c;
     private Supplier<SubscribedTopicDescriber> describers;
+    private GroupSpec spec;
 
     @Setup(Level.Trial)
     public void setup() {
@@ -73,8 +77,10 @@ public class BrokerAssignorBenchmark {
         if (describer.equals("KAFKA")) {
             KRaftCoordinatorMetadataImage image = new KRaftCoordinatorMetadataImage(RealDescriberDrive.image(grid));
             describers = () -> new SubscribedTopicDescriberImpl(image);
+            spec = c.spec == null ? null : RealDescriberDrive.asBroker(c.spec, grid, image);
         } else {
             describers = () -> c.describer;
+            spec = c.spec;
         }
     }
 
@@ -83,7 +89,7 @@ public class BrokerAssignorBenchmark {
         if (assignor == BrokerCase.Assignor.RACKS_PASS) {
             return BrokerCase.racksPass(c.grid, describers.get());
         }
-        GroupAssignment out = c.assignor.assign(c.spec, describers.get());
+        GroupAssignment out = c.assignor.assign(spec, describers.get());
         return out;
     }
 }
