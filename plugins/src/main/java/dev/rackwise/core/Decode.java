@@ -18,8 +18,9 @@ final class Decode {
 
     /** The assignment as the instance's indices: each member's partitions, their cost and moves. */
     static IndexedSolution assign(Instance in, RackOptimal.Network net) {
+        // One method per section, so that the JIT compiles (and, when a profile changes,
+        // recompiles) each on its own rather than one large method.
         int n = in.n;
-        LexFlow f = net.flow;
         int[] owner = new int[in.parts];
         Arrays.fill(owner, -1);
         double[] load = new double[n];
@@ -27,6 +28,35 @@ final class Decode {
         int[] kept = new int[n];
         int[] poolOfPart = new int[in.parts];
         Arrays.fill(poolOfPart, -1);
+        int pooled = keepAndPool(in, net, owner, count, kept, poolOfPart);
+
+        // § 5.2: a member's load starts as its kept partitions summed in (topic, partition) order.
+        Arrays.fill(load, 0.0);
+        for (int p = 0; p < in.parts; p++) {
+            if (owner[p] >= 0) {
+                load[owner[p]] += in.pWeight[p];
+            }
+        }
+
+        Slots slots = Slots.of(in, net, kept);
+        distribute(in, net, slots, poolOfPart, pooled, owner, load, count);
+
+        // § 5.3: shifts and swaps, cost-neutral moves that lower the busiest member's load.
+        if (!in.sameWeights) {
+            swaps(in, owner, load);
+        }
+        return solution(in, net, owner);
+    }
+
+    /**
+     * § 4.3.1 and § 4.4: each member's kept partitions ({@code owner}, {@code count},
+     * {@code kept}) and the rest of each supply to its pools ({@code poolOfPart}); returns how many
+     * partitions were pooled.
+     */
+    private static int keepAndPool(Instance in, RackOptimal.Network net, int[] owner, int[] count, int[] kept,
+                                   int[] poolOfPart) {
+        int n = in.n;
+        LexFlow f = net.flow;
         int pooled = 0;
 
         // Partitions of each (type, none) supply, in (topic, partition) order.
@@ -106,80 +136,114 @@ final class Decode {
             }
             pooled += i;
         }
+        return pooled;
+    }
 
-        // § 5.2: a member's load starts as its kept partitions summed in (topic, partition) order.
-        Arrays.fill(load, 0.0);
-        for (int p = 0; p < in.parts; p++) {
-            if (owner[p] >= 0) {
-                load[owner[p]] += in.pWeight[p];
-            }
+    /** § 4.3.2-3: per member, its total and how many it takes from each pool (slots). */
+    private static final class Slots {
+        final int count;
+        final int[] member;
+        final int[] pool;
+        final int[] left;
+        final int[] memberTotal;
+        final int[] classOffset;
+        /** Per member and class it subscribes, its slot ({@code classOffset[m] + class rank}): -1 if none. */
+        final int[] slotOf;
+
+        private Slots(int count, int[] member, int[] pool, int[] left, int[] memberTotal, int[] classOffset,
+                      int[] slotOf) {
+            this.count = count;
+            this.member = member;
+            this.pool = pool;
+            this.left = left;
+            this.memberTotal = memberTotal;
+            this.classOffset = classOffset;
+            this.slotOf = slotOf;
         }
 
-        // § 4.3.2-3: loads, and per member how many it takes from each pool (slots).
-        int slots = 0;
-        for (int k = 0; k < net.kinds; k++) {
-            slots += net.kindMembers[k].length * net.kindPools[k].length;
-        }
-        int[] slotMember = new int[slots];
-        int[] slotPool = new int[slots];
-        int[] slotLeft = new int[slots];
-        int[] memberTotal = new int[n];
-        slots = 0;
-        for (int k = 0; k < net.kinds; k++) {
-            int[] ms = net.kindMembers[k];
-            int kn = ms.length;
-            long total = (long) kn * net.band.lo;
-            for (int arc : net.kindSinkArcs[k]) {
-                total += f.flow(arc);
+        static Slots of(Instance in, RackOptimal.Network net, int[] kept) {
+            int n = in.n;
+            LexFlow f = net.flow;
+            int slots = 0;
+            for (int k = 0; k < net.kinds; k++) {
+                slots += net.kindMembers[k].length * net.kindPools[k].length;
             }
-            int base = (int) (total / kn);
-            int extra = (int) (total % kn);
-            int maxKept = 0;
-            for (int m : ms) {
-                maxKept = Math.max(maxKept, kept[m]);
-            }
-            long[] order = new long[kn];
-            for (int i = 0; i < kn; i++) {
-                order[i] = ((long) (maxKept - kept[ms[i]]) << 32) | i;
-            }
-            if (extra > 0) {
-                Arrays.sort(order);
-            }
-            int[] need = new int[kn];
-            for (int i = 0; i < kn; i++) {
-                int at = (int) order[i];
-                int l = base + (i < extra ? 1 : 0);
-                memberTotal[ms[at]] = l;
-                need[at] = l - kept[ms[at]];
-            }
-            int at = 0;
-            for (int j = 0; j < net.kindPools[k].length; j++) {
-                long fl = f.flow(net.kindPoolArcs[k][j]);
-                while (fl > 0) {
-                    while (need[at] == 0) {
-                        at++;
+            int[] slotMember = new int[slots];
+            int[] slotPool = new int[slots];
+            int[] slotLeft = new int[slots];
+            int[] memberTotal = new int[n];
+            slots = 0;
+            for (int k = 0; k < net.kinds; k++) {
+                int[] ms = net.kindMembers[k];
+                int kn = ms.length;
+                long total = (long) kn * net.band.lo;
+                for (int arc : net.kindSinkArcs[k]) {
+                    total += f.flow(arc);
+                }
+                int base = (int) (total / kn);
+                int extra = (int) (total % kn);
+                int maxKept = 0;
+                for (int m : ms) {
+                    maxKept = Math.max(maxKept, kept[m]);
+                }
+                long[] order = new long[kn];
+                for (int i = 0; i < kn; i++) {
+                    order[i] = ((long) (maxKept - kept[ms[i]]) << 32) | i;
+                }
+                if (extra > 0) {
+                    Arrays.sort(order);
+                }
+                int[] need = new int[kn];
+                for (int i = 0; i < kn; i++) {
+                    int at = (int) order[i];
+                    int l = base + (i < extra ? 1 : 0);
+                    memberTotal[ms[at]] = l;
+                    need[at] = l - kept[ms[at]];
+                }
+                int at = 0;
+                for (int j = 0; j < net.kindPools[k].length; j++) {
+                    long fl = f.flow(net.kindPoolArcs[k][j]);
+                    while (fl > 0) {
+                        while (need[at] == 0) {
+                            at++;
+                        }
+                        int take = (int) Math.min(fl, need[at]);
+                        need[at] -= take;
+                        fl -= take;
+                        slotMember[slots] = ms[at];
+                        slotPool[slots] = net.kindPools[k][j];
+                        slotLeft[slots++] = take;
                     }
-                    int take = (int) Math.min(fl, need[at]);
-                    need[at] -= take;
-                    fl -= take;
-                    slotMember[slots] = ms[at];
-                    slotPool[slots] = net.kindPools[k][j];
-                    slotLeft[slots++] = take;
                 }
             }
+            // Per member, its slot per class (members take from one pool per class): -1 if none.
+            int[] classOffset = new int[n + 1];
+            for (int m = 0; m < n; m++) {
+                classOffset[m + 1] = classOffset[m] + in.memberClasses[m].length;
+            }
+            int[] slotOf = new int[classOffset[n]];
+            Arrays.fill(slotOf, -1);
+            for (int x = 0; x < slots; x++) {
+                int m = slotMember[x];
+                slotOf[classOffset[m] + Arrays.binarySearch(in.memberClasses[m], net.poolClass[slotPool[x]])] = x;
+            }
+            return new Slots(slots, slotMember, slotPool, slotLeft, memberTotal, classOffset, slotOf);
         }
-        // Per member, its slot per class (members take from one pool per class): -1 if none.
-        int[] classOffset = new int[n + 1];
-        for (int m = 0; m < n; m++) {
-            classOffset[m + 1] = classOffset[m] + in.memberClasses[m].length;
-        }
-        int[] slotOf = new int[classOffset[n]];
-        Arrays.fill(slotOf, -1);
-        for (int x = 0; x < slots; x++) {
-            int m = slotMember[x];
-            slotOf[classOffset[m] + Arrays.binarySearch(in.memberClasses[m], net.poolClass[slotPool[x]])] = x;
-        }
+    }
 
+    /**
+     * § 5.2: every pooled partition, heaviest first, to its previous owner when that makes no
+     * hot spot, else to the least loaded member of its pool that has a slot left.
+     */
+    private static void distribute(Instance in, RackOptimal.Network net, Slots s, int[] poolOfPart, int pooled,
+                                   int[] owner, double[] load, int[] count) {
+        int slots = s.count;
+        int[] slotMember = s.member;
+        int[] slotPool = s.pool;
+        int[] slotLeft = s.left;
+        int[] memberTotal = s.memberTotal;
+        int[] classOffset = s.classOffset;
+        int[] slotOf = s.slotOf;
         // § 5.2: pooled partitions heaviest first, then (topic, partition).
         int[] order = new int[pooled];
         if (in.sameWeights) {
@@ -249,12 +313,12 @@ final class Decode {
                 }
             }
         }
+    }
 
-        // § 5.3: shifts and swaps, cost-neutral moves that lower the busiest member's load.
-        if (!in.sameWeights) {
-            swaps(in, owner, load);
-        }
-
+    /** The owners as a solution: each member's partitions in (topic, partition) order, cost, moves. */
+    private static IndexedSolution solution(Instance in, RackOptimal.Network net, int[] owner) {
+        int n = in.n;
+        LexFlow f = net.flow;
         int[] start = new int[n + 1];
         for (int p = 0; p < in.parts; p++) {
             start[owner[p] + 1]++;
