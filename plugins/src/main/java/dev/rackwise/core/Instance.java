@@ -104,188 +104,17 @@ final class Instance {
             memberIds[m] = ip.memberIds[memberInput[m]];
             sortedOf[memberInput[m]] = m;
         }
-        // Places: each member's (rack, reads followers) as a slot, 2 x (its rack's index in
-        // order of first sight, the unknown rack first) + followers; then the few distinct
-        // slots sorted into place order. One string-keyed lookup per member, by its rack.
-        Map<String, Integer> rackSlot = new HashMap<>();
-        List<String> slotRack = new ArrayList<>();
-        slotRack.add(null);
-        int[] memberSlot = new int[n];
-        String lastRack = null;
-        int lastSlot = 0;
-        for (int m = 0; m < n; m++) {
-            int i = memberInput[m];
-            String rack = ip.memberRack[i];
-            int r = 0;
-            if (rack != null) {
-                if (rack == lastRack) { // the same string: one rack's members share it
-                    r = lastSlot;
-                } else {
-                    r = rackSlot.computeIfAbsent(rack, x -> {
-                        slotRack.add(x);
-                        return slotRack.size() - 1;
-                    });
-                    lastRack = rack;
-                    lastSlot = r;
-                }
-            }
-            memberSlot[m] = 2 * r + (ip.memberFollowers[i] ? 1 : 0);
-        }
-        TreeSet<PlaceKey> placeSet = new TreeSet<>();
-        boolean[] slotSeen = new boolean[2 * slotRack.size()];
-        for (int m = 0; m < n; m++) {
-            if (!slotSeen[memberSlot[m]]) {
-                slotSeen[memberSlot[m]] = true;
-                placeSet.add(new PlaceKey(slotRack.get(memberSlot[m] / 2), memberSlot[m] % 2 == 1));
-            }
-        }
-        places = placeSet.size();
-        String[] placeRack = new String[places];
-        boolean[] placeFollowers = new boolean[places];
-        int[] slotPlace = new int[slotSeen.length];
-        int pi = 0;
-        for (PlaceKey k : placeSet) {
-            placeRack[pi] = k.rack;
-            placeFollowers[pi] = k.followers;
-            int r = k.rack == null ? 0 : rackSlot.get(k.rack);
-            slotPlace[2 * r + (k.followers ? 1 : 0)] = pi++;
-        }
-        placeOf = new int[n];
-        boolean byLeader = false;
-        for (int m = 0; m < n; m++) {
-            placeOf[m] = slotPlace[memberSlot[m]];
-            byLeader |= memberSlot[m] % 2 == 0;
-        }
+        Places pl = Places.of(ip, memberInput);
+        places = pl.count();
+        placeOf = pl.placeOf();
+        Classes cl = Classes.of(ip, Groups.of(ip, memberInput), n);
+        topicNames = cl.topicNames();
+        topicInput = cl.topicInput();
+        classSize = cl.classSize();
+        classMembers = cl.classMembers();
+        memberClasses = cl.memberClasses();
 
-        // Members with the same topic set form a group (groups by their first member): most
-        // groups have few subscriptions and many members, so the classes are built over the
-        // groups and members of a group share one class array (§ 7: O(N + Σ over groups)).
-        // Subscriptions with the same topics are one group.
-        int subsIn = ip.subTopics.length;
-        int[] subGroup = new int[subsIn];
-        Arrays.fill(subGroup, -1);
-        Map<IntList, Integer> groupIndex = new HashMap<>();
-        List<int[]> groupTopics = new ArrayList<>();
-        List<IntList> groupMembers = new ArrayList<>();
-        int[] memberGroup = new int[n];
-        for (int m = 0; m < n; m++) {
-            int s = ip.memberSub[memberInput[m]];
-            int g = subGroup[s];
-            if (g < 0) {
-                IntList key = new IntList();
-                key.a = ip.subTopics[s];
-                key.size = key.a.length;
-                Integer known = groupIndex.get(key);
-                if (known == null) {
-                    known = groupTopics.size();
-                    groupIndex.put(key, known);
-                    groupTopics.add(key.a);
-                    groupMembers.add(new IntList());
-                }
-                g = known;
-                subGroup[s] = g;
-            }
-            memberGroup[m] = g;
-            groupMembers.get(g).add(m);
-        }
-        int groups = groupTopics.size();
-        // Subscribed topics, sorted by name; a topic's subscribing groups (ascending) name its
-        // class (groups are disjoint, so the same groups is the same subscribers).
-        boolean[] subscribed = new boolean[ip.topicNames.length];
-        int subscribedCount = 0;
-        for (int[] ts : groupTopics) {
-            for (int t : ts) {
-                if (!subscribed[t]) {
-                    subscribed[t] = true;
-                    subscribedCount++;
-                }
-            }
-        }
-        String[] names = new String[subscribedCount];
-        int[] inputOfName = new int[subscribedCount];
-        for (int t = 0, i = 0; t < subscribed.length; t++) {
-            if (subscribed[t]) {
-                names[i] = ip.topicNames[t];
-                inputOfName[i++] = t;
-            }
-        }
-        int[] nameOrder = sortedOrder(names, "topic");
-        topicNames = new String[subscribedCount];
-        topicInput = new int[subscribedCount];
-        int[] rankOf = new int[ip.topicNames.length];
-        for (int t = 0; t < subscribedCount; t++) {
-            topicNames[t] = names[nameOrder[t]];
-            topicInput[t] = inputOfName[nameOrder[t]];
-            rankOf[topicInput[t]] = t;
-        }
-        IntList[] subs = new IntList[subscribedCount];
-        for (int g = 0; g < groups; g++) {
-            for (int t : groupTopics.get(g)) {
-                int r = rankOf[t];
-                if (subs[r] == null) {
-                    subs[r] = new IntList();
-                }
-                subs[r].add(g);
-            }
-        }
-        Map<IntList, Integer> classIndex = new HashMap<>();
-        List<int[]> classList = new ArrayList<>();
-        IntList sizes = new IntList();
-        int[] topicClass = new int[topicNames.length];
-        int[] topicStart = new int[topicNames.length + 1];
-        long total = 0;
-        for (int t = 0; t < topicNames.length; t++) {
-            IntList key = subs[t];
-            Integer c = classIndex.get(key);
-            if (c == null) {
-                c = classList.size();
-                classIndex.put(key, c);
-                classList.add(key.toArray());
-                sizes.add(0);
-            }
-            topicClass[t] = c;
-            int count = ip.topicStart[topicInput[t] + 1] - ip.topicStart[topicInput[t]];
-            sizes.a[c] += count;
-            total += count;
-            topicStart[t + 1] = (int) total;
-        }
-        int classes = classList.size();
-        classSize = sizes.toArray();
-        // Per class its members (ascending): its groups' members merged.
-        classMembers = new int[classes][];
-        IntList[] groupClasses = new IntList[groups];
-        for (int g = 0; g < groups; g++) {
-            groupClasses[g] = new IntList();
-        }
-        for (int c = 0; c < classes; c++) {
-            int[] gs = classList.get(c);
-            int size = 0;
-            for (int g : gs) {
-                size += groupMembers.get(g).size;
-                groupClasses[g].add(c);
-            }
-            int[] ms = new int[size];
-            int at = 0;
-            for (int g : gs) {
-                System.arraycopy(groupMembers.get(g).a, 0, ms, at, groupMembers.get(g).size);
-                at += groupMembers.get(g).size;
-            }
-            if (gs.length > 1) {
-                Arrays.sort(ms);
-            }
-            classMembers[c] = ms;
-        }
-        // Per member its classes (ascending), one array per group, shared (read-only).
-        int[][] byGroup = new int[groups][];
-        for (int g = 0; g < groups; g++) {
-            byGroup[g] = groupClasses[g].toArray();
-        }
-        memberClasses = new int[n][];
-        for (int m = 0; m < n; m++) {
-            memberClasses[m] = byGroup[memberGroup[m]];
-        }
-
-        parts = (int) total;
+        parts = (int) cl.total();
         pTopic = new int[parts];
         pNum = new int[parts];
         pWeight = new double[parts];
@@ -293,6 +122,262 @@ final class Instance {
         pOwner = new int[parts];
         pKeeper = new int[parts];
         pType = new int[parts];
+        int[] ownedCount = new int[n + 1];
+        PartitionPass pass = partitionPass(ip, cl, sortedOf, pl.byLeader(), ownedCount);
+        TypeTable typeTable = pass.typeTable();
+        sameWeights = pass.same();
+        totalWeight = pass.sum();
+        types = typeTable.size();
+        tClass = new int[types];
+        tTraffic = new long[types];
+        tShare = new int[types * places];
+        typeUnits(ip, typeTable, pl);
+        // Owned partitions per member, by (type, partition).
+        for (int m = 0; m < n; m++) {
+            ownedCount[m + 1] += ownedCount[m];
+        }
+        ownedStart = ownedCount;
+        int[] fill = Arrays.copyOf(ownedStart, n);
+        long[] byType = new long[ownedStart[n]];
+        for (int q = 0; q < parts; q++) {
+            if (pKeeper[q] >= 0) {
+                byType[fill[pKeeper[q]]++] = ((long) pType[q] << 32) | q;
+            }
+        }
+        owned = new int[byType.length];
+        ownedType = new int[byType.length];
+        for (int m = 0; m < n; m++) {
+            Arrays.sort(byType, ownedStart[m], ownedStart[m + 1]);
+        }
+        for (int i = 0; i < byType.length; i++) {
+            owned[i] = (int) byType[i];
+            ownedType[i] = (int) (byType[i] >>> 32);
+        }
+    }
+
+    // The constructor's sections, one method each: the JIT compiles (and, after a deopt,
+    // recompiles) each on its own instead of one large blob (plugins/README.md § 3).
+
+    /** Each member's place (§ 4: by (rack or "", reads followers)), and whether any reads leaders only. */
+    private record Places(int[] placeOf, int count, String[] placeRack, boolean[] placeFollowers, boolean byLeader) {
+        static Places of(IndexedProblem ip, int[] memberInput) {
+            int n = memberInput.length;
+            // Places: each member's (rack, reads followers) as a slot, 2 x (its rack's index in
+            // order of first sight, the unknown rack first) + followers; then the few distinct
+            // slots sorted into place order. One string-keyed lookup per member, by its rack.
+            Map<String, Integer> rackSlot = new HashMap<>();
+            List<String> slotRack = new ArrayList<>();
+            slotRack.add(null);
+            int[] memberSlot = new int[n];
+            String lastRack = null;
+            int lastSlot = 0;
+            for (int m = 0; m < n; m++) {
+                int i = memberInput[m];
+                String rack = ip.memberRack[i];
+                int r = 0;
+                if (rack != null) {
+                    if (rack == lastRack) { // the same string: one rack's members share it
+                        r = lastSlot;
+                    } else {
+                        r = rackSlot.computeIfAbsent(rack, x -> {
+                            slotRack.add(x);
+                            return slotRack.size() - 1;
+                        });
+                        lastRack = rack;
+                        lastSlot = r;
+                    }
+                }
+                memberSlot[m] = 2 * r + (ip.memberFollowers[i] ? 1 : 0);
+            }
+            TreeSet<PlaceKey> placeSet = new TreeSet<>();
+            boolean[] slotSeen = new boolean[2 * slotRack.size()];
+            for (int m = 0; m < n; m++) {
+                if (!slotSeen[memberSlot[m]]) {
+                    slotSeen[memberSlot[m]] = true;
+                    placeSet.add(new PlaceKey(slotRack.get(memberSlot[m] / 2), memberSlot[m] % 2 == 1));
+                }
+            }
+            int places = placeSet.size();
+            String[] placeRack = new String[places];
+            boolean[] placeFollowers = new boolean[places];
+            int[] slotPlace = new int[slotSeen.length];
+            int pi = 0;
+            for (PlaceKey k : placeSet) {
+                placeRack[pi] = k.rack;
+                placeFollowers[pi] = k.followers;
+                int r = k.rack == null ? 0 : rackSlot.get(k.rack);
+                slotPlace[2 * r + (k.followers ? 1 : 0)] = pi++;
+            }
+            int[] placeOf = new int[n];
+            boolean byLeader = false;
+            for (int m = 0; m < n; m++) {
+                placeOf[m] = slotPlace[memberSlot[m]];
+                byLeader |= memberSlot[m] % 2 == 0;
+            }
+            return new Places(placeOf, places, placeRack, placeFollowers, byLeader);
+        }
+    }
+
+    /** Members (sorted) with the same topic set, as groups: each member's group, each group's topics and members. */
+    private record Groups(int[] memberGroup, List<int[]> groupTopics, List<IntList> groupMembers) {
+        static Groups of(IndexedProblem ip, int[] memberInput) {
+            int n = memberInput.length;
+            // Members with the same topic set form a group (groups by their first member): most
+            // groups have few subscriptions and many members, so the classes are built over the
+            // groups and members of a group share one class array (§ 7: O(N + Σ over groups)).
+            // Subscriptions with the same topics are one group.
+            int subsIn = ip.subTopics.length;
+            int[] subGroup = new int[subsIn];
+            Arrays.fill(subGroup, -1);
+            Map<IntList, Integer> groupIndex = new HashMap<>();
+            List<int[]> groupTopics = new ArrayList<>();
+            List<IntList> groupMembers = new ArrayList<>();
+            int[] memberGroup = new int[n];
+            for (int m = 0; m < n; m++) {
+                int s = ip.memberSub[memberInput[m]];
+                int g = subGroup[s];
+                if (g < 0) {
+                    IntList key = new IntList();
+                    key.a = ip.subTopics[s];
+                    key.size = key.a.length;
+                    Integer known = groupIndex.get(key);
+                    if (known == null) {
+                        known = groupTopics.size();
+                        groupIndex.put(key, known);
+                        groupTopics.add(key.a);
+                        groupMembers.add(new IntList());
+                    }
+                    g = known;
+                    subGroup[s] = g;
+                }
+                memberGroup[m] = g;
+                groupMembers.get(g).add(m);
+            }
+            return new Groups(memberGroup, groupTopics, groupMembers);
+        }
+    }
+
+    /** Subscribed topics sorted by name, their classes, and per class and member the class lists. */
+    private record Classes(String[] topicNames, int[] topicInput, int[] topicClass, int[] topicStart, long total,
+                           int[] classSize, int[][] classMembers, int[][] memberClasses) {
+        static Classes of(IndexedProblem ip, Groups gr, int n) {
+            List<int[]> groupTopics = gr.groupTopics();
+            List<IntList> groupMembers = gr.groupMembers();
+            int[] memberGroup = gr.memberGroup();
+            int groups = groupTopics.size();
+            // Subscribed topics, sorted by name; a topic's subscribing groups (ascending) name its
+            // class (groups are disjoint, so the same groups is the same subscribers).
+            boolean[] subscribed = new boolean[ip.topicNames.length];
+            int subscribedCount = 0;
+            for (int[] ts : groupTopics) {
+                for (int t : ts) {
+                    if (!subscribed[t]) {
+                        subscribed[t] = true;
+                        subscribedCount++;
+                    }
+                }
+            }
+            String[] names = new String[subscribedCount];
+            int[] inputOfName = new int[subscribedCount];
+            for (int t = 0, i = 0; t < subscribed.length; t++) {
+                if (subscribed[t]) {
+                    names[i] = ip.topicNames[t];
+                    inputOfName[i++] = t;
+                }
+            }
+            int[] nameOrder = sortedOrder(names, "topic");
+            String[] topicNames = new String[subscribedCount];
+            int[] topicInput = new int[subscribedCount];
+            int[] rankOf = new int[ip.topicNames.length];
+            for (int t = 0; t < subscribedCount; t++) {
+                topicNames[t] = names[nameOrder[t]];
+                topicInput[t] = inputOfName[nameOrder[t]];
+                rankOf[topicInput[t]] = t;
+            }
+            IntList[] subs = new IntList[subscribedCount];
+            for (int g = 0; g < groups; g++) {
+                for (int t : groupTopics.get(g)) {
+                    int r = rankOf[t];
+                    if (subs[r] == null) {
+                        subs[r] = new IntList();
+                    }
+                    subs[r].add(g);
+                }
+            }
+            Map<IntList, Integer> classIndex = new HashMap<>();
+            List<int[]> classList = new ArrayList<>();
+            IntList sizes = new IntList();
+            int[] topicClass = new int[topicNames.length];
+            int[] topicStart = new int[topicNames.length + 1];
+            long total = 0;
+            for (int t = 0; t < topicNames.length; t++) {
+                IntList key = subs[t];
+                Integer c = classIndex.get(key);
+                if (c == null) {
+                    c = classList.size();
+                    classIndex.put(key, c);
+                    classList.add(key.toArray());
+                    sizes.add(0);
+                }
+                topicClass[t] = c;
+                int count = ip.topicStart[topicInput[t] + 1] - ip.topicStart[topicInput[t]];
+                sizes.a[c] += count;
+                total += count;
+                topicStart[t + 1] = (int) total;
+            }
+            int classes = classList.size();
+            int[] classSize = sizes.toArray();
+            // Per class its members (ascending): its groups' members merged.
+            int[][] classMembers = new int[classes][];
+            IntList[] groupClasses = new IntList[groups];
+            for (int g = 0; g < groups; g++) {
+                groupClasses[g] = new IntList();
+            }
+            for (int c = 0; c < classes; c++) {
+                int[] gs = classList.get(c);
+                int size = 0;
+                for (int g : gs) {
+                    size += groupMembers.get(g).size;
+                    groupClasses[g].add(c);
+                }
+                int[] ms = new int[size];
+                int at = 0;
+                for (int g : gs) {
+                    System.arraycopy(groupMembers.get(g).a, 0, ms, at, groupMembers.get(g).size);
+                    at += groupMembers.get(g).size;
+                }
+                if (gs.length > 1) {
+                    Arrays.sort(ms);
+                }
+                classMembers[c] = ms;
+            }
+            // Per member its classes (ascending), one array per group, shared (read-only).
+            int[][] byGroup = new int[groups][];
+            for (int g = 0; g < groups; g++) {
+                byGroup[g] = groupClasses[g].toArray();
+            }
+            int[][] memberClasses = new int[n][];
+            for (int m = 0; m < n; m++) {
+                memberClasses[m] = byGroup[memberGroup[m]];
+            }
+            return new Classes(topicNames, topicInput, topicClass, topicStart, total, classSize, classMembers,
+                memberClasses);
+        }
+    }
+
+    /** What the pass over the partitions found beside the arrays it fills. */
+    private record PartitionPass(TypeTable typeTable, boolean same, double sum) {
+    }
+
+    /**
+     * One pass over the partitions (sorted by (topic, partition)): fills the partition arrays,
+     * counts each keeper's owned partitions into {@code ownedCount[m + 1]}, and numbers the types.
+     */
+    private PartitionPass partitionPass(IndexedProblem ip, Classes cl, int[] sortedOf, boolean byLeader,
+                                        int[] ownedCount) {
+        int classes = cl.classSize().length;
+        int[] topicClass = cl.topicClass();
+        int[] topicStart = cl.topicStart();
         // Replica-rack sets and leader racks as ids by content, so type keys hash no strings.
         int[] racksKeyOf = contentIds(ip.rackSets);
         int[] leaderKeyOf = contentIds(ip.leaders);
@@ -305,7 +390,6 @@ final class Instance {
         if (plainType != null) {
             Arrays.fill(plainType, -1);
         }
-        int[] ownedCount = new int[n + 1];
         // Whether member o may keep a partition of class keepClass[o] (a partition of a class it
         // lacks goes back to the pool): one search per member and topic, not per partition.
         int[] keepClass = new int[n];
@@ -356,12 +440,14 @@ final class Instance {
                 }
             }
         }
-        sameWeights = same;
-        totalWeight = sum;
-        types = typeTable.size();
-        tClass = new int[types];
-        tTraffic = new long[types];
-        tShare = new int[types * places];
+        return new PartitionPass(typeTable, same, sum);
+    }
+
+    /** Each type's class, traffic units and shares per place (§ 2), into tClass, tTraffic and tShare. */
+    private void typeUnits(IndexedProblem ip, TypeTable typeTable, Places pl) {
+        List<String> clusterRacks = ip.racks;
+        String[] placeRack = pl.placeRack();
+        boolean[] placeFollowers = pl.placeFollowers();
         Map<Long, int[]> shares = new HashMap<>();
         for (int g = 0; g < types; g++) {
             tClass[g] = typeTable.cls(g);
@@ -383,27 +469,6 @@ final class Instance {
                 return r;
             });
             System.arraycopy(row, 0, tShare, g * places, places);
-        }
-        // Owned partitions per member, by (type, partition).
-        for (int m = 0; m < n; m++) {
-            ownedCount[m + 1] += ownedCount[m];
-        }
-        ownedStart = ownedCount;
-        int[] fill = Arrays.copyOf(ownedStart, n);
-        long[] byType = new long[ownedStart[n]];
-        for (int q = 0; q < parts; q++) {
-            if (pKeeper[q] >= 0) {
-                byType[fill[pKeeper[q]]++] = ((long) pType[q] << 32) | q;
-            }
-        }
-        owned = new int[byType.length];
-        ownedType = new int[byType.length];
-        for (int m = 0; m < n; m++) {
-            Arrays.sort(byType, ownedStart[m], ownedStart[m + 1]);
-        }
-        for (int i = 0; i < byType.length; i++) {
-            owned[i] = (int) byType[i];
-            ownedType[i] = (int) (byType[i] >>> 32);
         }
     }
 

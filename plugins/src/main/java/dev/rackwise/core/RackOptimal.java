@@ -101,10 +101,17 @@ public final class RackOptimal {
         // Every unit runs supply -> pool -> kind -> sink at most: the path bound 3P (§ 4.2).
         net.flow.pathBound(3L * in.parts);
         net.bandNanos = System.nanoTime() - b0;
-        int n = in.n;
-        int classes = in.classSize.length;
-        int places = in.places;
+        // One method per section: the JIT compiles (and recompiles) each on its own.
+        int[] kindFirst = kinds(in, net);
+        PoolKinds pk = pools(in, net, kindFirst);
+        supplies(in, net, kindFirst);
+        arcs(in, net, band, kindFirst, pk);
+        return net;
+    }
 
+    /** Kinds (§ 4.1): members by (signature, place, owned profile); each kind's first member. */
+    private static int[] kinds(Instance in, Network net) {
+        int n = in.n;
         // Signatures (the set of classes a member subscribes) as ids.
         Map<Instance.IntList, Integer> sigIds = new HashMap<>();
         int[] sigOf = new int[n];
@@ -160,6 +167,18 @@ public final class RackOptimal {
             net.kindPlace[k] = in.placeOf[m];
         }
 
+        return kindFirst;
+    }
+
+    /** Per pool, the kinds it feeds: kinds {@code kinds[start[pool]] .. kinds[start[pool + 1] - 1]}. */
+    private record PoolKinds(int[] start, int[] kinds) {
+    }
+
+    /** Pools (§ 4.1): (class, place) where some member of the class sits, and the kinds each feeds. */
+    private static PoolKinds pools(Instance in, Network net, int[] kindFirst) {
+        int classes = in.classSize.length;
+        int places = in.places;
+        int kinds = net.kinds;
         // Pools: (class, place) where some member of the class sits, in (class, place) order.
         net.poolOf = new int[classes * places];
         Arrays.fill(net.poolOf, -1);
@@ -215,6 +234,12 @@ public final class RackOptimal {
             }
         }
 
+        return new PoolKinds(poolKindCount, poolKinds);
+    }
+
+    /** Supplies (§ 4.1): (type, none) then (type, owner kind), and each one's units. */
+    private static void supplies(Instance in, Network net, int[] kindFirst) {
+        int kinds = net.kinds;
         // Supplies: (type, none) then (type, owner kind) by kind, in type order.
         long[] noneUnits = new long[in.types];
         for (int p = 0; p < in.parts; p++) {
@@ -301,6 +326,16 @@ public final class RackOptimal {
             }
         }
 
+    }
+
+    /** The nodes (sink, kinds, pools, supplies) and their arcs (§ 4.2). */
+    private static void arcs(Instance in, Network net, Balance band, int[] kindFirst, PoolKinds pk) {
+        int kinds = net.kinds;
+        int pools = net.pools;
+        int supplies = net.supplies;
+        int[] poolKindCount = pk.start();
+        int[] poolKinds = pk.kinds();
+        int s;
         // Nodes: the sink, kinds, pools, supplies.
         LexFlow f = net.flow;
         int sink = f.addNode();
@@ -380,6 +415,5 @@ public final class RackOptimal {
             }
             net.supplyPoolArcs[s] = arcs;
         }
-        return net;
     }
 }
