@@ -18,6 +18,7 @@ import dev.rackwise.plugins.broker.BrokerProblem;
 import dev.rackwise.plugins.broker.CoreWarmUp;
 import dev.rackwise.plugins.broker.TargetAssignment;
 import dev.rackwise.plugins.broker.TopicNames;
+import dev.rackwise.plugins.broker.HeldTargets;
 import dev.rackwise.plugins.broker.TopicRacks;
 import dev.rackwise.plugins.config.ConfigNumbers;
 import dev.rackwise.plugins.config.PluginConfig;
@@ -72,6 +73,8 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
     private volatile long warmupMs = CoreWarmUp.DEFAULT_BUDGET_MS;
     /** Replica racks kept while the coordinator's metadata image is the same (never stale: {@link TopicRacks.Cache}). */
     private final TopicRacks.Cache racks = new TopicRacks.Cache();
+    /** Members' current targets, kept by the identity of Kafka's immutable stored assignments. */
+    private final HeldTargets held = new HeldTargets();
 
     public RackwiseGroupAssignor() {
         this(BrokerLookups::readyOrStart);
@@ -141,6 +144,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
         if (announced.compareAndSet(false, true)) {
             log.info("rackwise group assignor: first assign() on thread {}", Thread.currentThread().getName());
             metrics.racks(racks::hits, racks::reads); // the instance the coordinator calls
+            metrics.targets(held::hits, held::reads);
         }
         // the JVM's first call starts compiling the path on a thread of its own; returns at once
         CoreWarmUp.startOnce(warmupMs, followerFetching);
@@ -157,7 +161,7 @@ public class RackwiseGroupAssignor implements ConsumerGroupPartitionAssignor, Co
             groupId = side == null ? null : side.groupIds().groupOf(groupSpec.memberIds()).orElse(null);
             GroupCosts costs = groupId == null ? GroupCosts.DEFAULT : advice.costs(groupId);
             BrokerProblem.Indexed problem = BrokerProblem.indexed(groupSpec, subscribedTopicDescriber, names, advice,
-                costs, followerFetching, maxWeightedPartitions, racks);
+                costs, followerFetching, maxWeightedPartitions, racks, held);
             int partitions = problem.problem().partitions();
             if (!problem.names().isEmpty() && partitions > maxWeightedPartitions && weightsCapped.compareAndSet(false, true)) {
                 log.info("rackwise: group {} has {} partitions, over {}={}: its assignments weigh every partition "

@@ -98,6 +98,18 @@ public final class BrokerProblem {
     public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, TopicNames names,
                                   AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted,
                                   TopicRacks.Cache racksCache) {
+        return indexed(spec, topics, names, advice, costs, followerFetching, maxWeighted, racksCache, HeldTargets.NONE);
+    }
+
+    /**
+     * As {@link #indexed(GroupSpec, SubscribedTopicDescriber, TopicNames, AdviceView, GroupCosts, boolean,
+     * long, TopicRacks.Cache)}, with members' current targets kept in {@code heldCache} across
+     * calls by the identity of Kafka's immutable stored assignments ({@link HeldTargets}). The
+     * problem is the same with or without it.
+     */
+    public static Indexed indexed(GroupSpec spec, SubscribedTopicDescriber topics, TopicNames names,
+                                  AdviceView advice, GroupCosts costs, boolean followerFetching, long maxWeighted,
+                                  TopicRacks.Cache racksCache, HeldTargets heldCache) {
         int n = spec.memberIds().size();
         String[] memberIds = new String[n];
         String[] memberRacks = new String[n];
@@ -219,23 +231,26 @@ public final class BrokerProblem {
         }
         b.racks(racks);
         // The current target is the previous owner; the first member by id wins a (malformed) tie.
+        // Each member's target as flat arrays: read from Kafka's maps only where it changed
+        // since a call that read it (HeldTargets), so a topic is found by its id's bits.
+        HeldTargets.Held[] held = heldCache.of(current);
         int[] currentSizes = new int[n];
         for (int k = 0; k < n; k++) {
-            int member = k;
-            // forEach walks the map's own table (no iterator per member)
-            current[k].partitions().forEach((id, held) -> {
-                currentSizes[member] += held.size();
-                int t = topicIndex.get(id);
+            HeldTargets.Held h = held[k];
+            currentSizes[k] = h.size();
+            for (int j = 0; j < h.topics(); j++) {
+                int t = topicIndex.get(h.hi[j], h.lo[j]);
                 if (t < 0) {
-                    return;
+                    continue;
                 }
                 int count = counts.get(t);
-                for (int p : held) {
+                for (int at = h.start[j]; at < h.start[j + 1]; at++) {
+                    int p = h.parts[at];
                     if (p >= 0 && p < count) {
-                        b.owner(t, p, member);
+                        b.owner(t, p, k);
                     }
                 }
-            });
+            }
         }
         return new Indexed(b.build(), ids.toArray(new Uuid[0]), current, currentSizes, known);
     }
@@ -282,53 +297,68 @@ public final class BrokerProblem {
      */
     private static final class TopicIndex {
         static final int ABSENT = Integer.MIN_VALUE;
-        private Uuid[] keys = new Uuid[16];
+        private long[] his = new long[16];
+        private long[] los = new long[16];
+        private boolean[] used = new boolean[16];
         private int[] values = new int[16];
         private int size;
 
         int get(Uuid id) {
-            int mask = keys.length - 1;
-            for (int i = slot(id, mask);; i = (i + 1) & mask) {
-                Uuid k = keys[i];
-                if (k == null) {
+            return get(id.getMostSignificantBits(), id.getLeastSignificantBits());
+        }
+
+        int get(long hi, long lo) {
+            int mask = used.length - 1;
+            for (int i = slot(hi, lo, mask);; i = (i + 1) & mask) {
+                if (!used[i]) {
                     return ABSENT;
                 }
-                if (k == id || k.equals(id)) {
+                if (his[i] == hi && los[i] == lo) {
                     return values[i];
                 }
             }
         }
 
         void put(Uuid id, int value) {
-            if (2 * (size + 1) > keys.length) {
-                Uuid[] oldKeys = keys;
+            put(id.getMostSignificantBits(), id.getLeastSignificantBits(), value);
+        }
+
+        private void put(long hi, long lo, int value) {
+            if (2 * (size + 1) > used.length) {
+                long[] oldHis = his;
+                long[] oldLos = los;
+                boolean[] oldUsed = used;
                 int[] oldValues = values;
-                keys = new Uuid[2 * oldKeys.length];
-                values = new int[keys.length];
+                his = new long[2 * oldUsed.length];
+                los = new long[his.length];
+                used = new boolean[his.length];
+                values = new int[his.length];
                 size = 0;
-                for (int i = 0; i < oldKeys.length; i++) {
-                    if (oldKeys[i] != null) {
-                        put(oldKeys[i], oldValues[i]);
+                for (int i = 0; i < oldUsed.length; i++) {
+                    if (oldUsed[i]) {
+                        put(oldHis[i], oldLos[i], oldValues[i]);
                     }
                 }
             }
-            int mask = keys.length - 1;
-            for (int i = slot(id, mask);; i = (i + 1) & mask) {
-                if (keys[i] == null) {
-                    keys[i] = id;
+            int mask = used.length - 1;
+            for (int i = slot(hi, lo, mask);; i = (i + 1) & mask) {
+                if (!used[i]) {
+                    used[i] = true;
+                    his[i] = hi;
+                    los[i] = lo;
                     values[i] = value;
                     size++;
                     return;
                 }
-                if (keys[i].equals(id)) {
+                if (his[i] == hi && los[i] == lo) {
                     values[i] = value;
                     return;
                 }
             }
         }
 
-        private static int slot(Uuid id, int mask) {
-            long h = (id.getMostSignificantBits() ^ id.getLeastSignificantBits()) * 0x9E3779B97F4A7C15L;
+        private static int slot(long hi, long lo, int mask) {
+            long h = (hi ^ lo) * 0x9E3779B97F4A7C15L;
             return (int) (h >>> 32) & mask;
         }
     }

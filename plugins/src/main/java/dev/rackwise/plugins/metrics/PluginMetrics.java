@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * One plug-in instance's figures, exposed over JMX as {@code kafka.rackwise:type=<type>,name=<name>}
  * for Prometheus' JMX exporter (or any JMX client): assignments computed, {@code assign()} time
  * (average and max, ms), fallbacks by reason, advice age, plans published / dropped / failed,
- * and (broker assignors) topics whose replica racks were kept or read.
+ * and (broker assignors) topics whose replica racks were kept or read, and members whose current
+ * targets were kept or read.
  *
  * <p>Why JMX and not KIP-877 {@code Monitorable}: in Kafka 4.3.1 only serializers,
  * deserializers, interceptors, partitioners and a few broker plug-ins are wrapped so that they
@@ -57,6 +58,8 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
     private volatile LongSupplier failed = () -> 0;
     private volatile LongSupplier racksKept = () -> 0;
     private volatile LongSupplier racksRead = () -> 0;
+    private volatile LongSupplier targetsKept = () -> 0;
+    private volatile LongSupplier targetsRead = () -> 0;
     private volatile ObjectName registered;
     private static final java.util.concurrent.ConcurrentMap<String, PluginMetrics> SHARED =
         new java.util.concurrent.ConcurrentHashMap<>();
@@ -121,6 +124,15 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
         this.racksRead = read;
     }
 
+    /**
+     * Where the broker assignors' current-target counts come from: members whose target a call
+     * took from an earlier call (the same stored assignment object) or read from Kafka's map.
+     */
+    public void targets(LongSupplier kept, LongSupplier read) {
+        this.targetsKept = kept;
+        this.targetsRead = read;
+    }
+
     // ---- reading ----------------------------------------------------------------------------
 
     public long assignments() {
@@ -160,6 +172,8 @@ public final class PluginMetrics implements DynamicMBean, AutoCloseable {
         out.put("PlansFailed", failed.getAsLong());
         out.put("RackTopicsKept", racksKept.getAsLong());
         out.put("RackTopicsRead", racksRead.getAsLong());
+        out.put("TargetsKept", targetsKept.getAsLong());
+        out.put("TargetsRead", targetsRead.getAsLong());
         return out;
     }
 

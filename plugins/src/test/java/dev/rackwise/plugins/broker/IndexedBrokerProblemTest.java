@@ -52,6 +52,8 @@ class IndexedBrokerProblemTest {
         int owned = 0;
         long kept = 0;
         int homogeneous = 0;
+        long hitsNextEpoch = 0;
+        HeldTargets held = new HeldTargets(); // one for all groups, as an assignor holds one
         for (int g = 0; g < 400; g++) {
             Group group = randomGroup(rnd);
             homogeneous += group.spec.subscriptionType() == SubscriptionType.HOMOGENEOUS ? 1 : 0;
@@ -60,8 +62,8 @@ class IndexedBrokerProblemTest {
             Problem problem = reference(group, followers, limit);
             Solution expected = RackOptimal.solve(problem);
 
-            BrokerProblem.Indexed indexed = BrokerProblem.indexed(group.spec, group.topics, group.names,
-                group.advice, group.costs, followers, limit);
+            BrokerProblem.Indexed indexed = BrokerProblem.indexed(group.spec, group.topics, ids -> group.names,
+                group.advice, group.costs, followers, limit, TopicRacks.Cache.NONE, held);
             IndexedSolution got = RackOptimal.solve(indexed.problem());
             GroupAssignment direct = BrokerProblem.assignment(indexed, got);
 
@@ -78,10 +80,20 @@ class IndexedBrokerProblemTest {
             // they hold get Kafka's own objects back, and the answer is the same as the reference's
             Group next = new Group(withTargets(group.spec, direct), group.topics, group.names, group.advice, group.costs);
             Solution again = RackOptimal.solve(reference(next, followers, limit));
-            BrokerProblem.Indexed nextIndexed = BrokerProblem.indexed(next.spec, next.topics, next.names, next.advice,
-                next.costs, followers, limit);
+            // members whose target did not change hand over the same map: their targets are kept
+            long hitsBefore = held.hits();
+            BrokerProblem.Indexed nextIndexed = BrokerProblem.indexed(next.spec, next.topics, ids -> next.names,
+                next.advice, next.costs, followers, limit, TopicRacks.Cache.NONE, held);
+            hitsNextEpoch += held.hits() - hitsBefore;
             GroupAssignment nextDirect = BrokerProblem.assignment(nextIndexed, RackOptimal.solve(nextIndexed.problem()));
             assertEquals(flat(again, next.spec), flat(nextDirect), where + ", next epoch");
+            // the same group again: every target kept, the same answer as reading them all
+            hitsBefore = held.hits();
+            BrokerProblem.Indexed keptAll = BrokerProblem.indexed(next.spec, next.topics, ids -> next.names,
+                next.advice, next.costs, followers, limit, TopicRacks.Cache.NONE, held);
+            assertEquals(next.spec.memberIds().size(), held.hits() - hitsBefore, where + ", every target kept");
+            assertEquals(flat(nextDirect), flat(BrokerProblem.assignment(keptAll, RackOptimal.solve(keptAll.problem()))),
+                where + ", targets kept");
             kept += nextDirect.members().entrySet().stream()
                 .filter(e -> e.getValue() == next.spec.memberAssignment(e.getKey())).count();
             weighted += problem.topics().values().stream().flatMap(List::stream).anyMatch(p -> p.weight() != 1.0) ? 1 : 0;
@@ -92,6 +104,7 @@ class IndexedBrokerProblemTest {
         assertTrue(owned > 100, "groups with owners: " + owned);
         assertTrue(kept > 200, "members handed their own assignment back: " + kept);
         assertTrue(homogeneous > 100 && homogeneous < 300, "groups Kafka calls homogeneous: " + homogeneous);
+        assertTrue(hitsNextEpoch > 200, "targets kept into the next epoch: " + hitsNextEpoch);
     }
 
     private record Group(GroupSpec spec, SubscribedTopicDescriber topics, Map<Uuid, String> names,
@@ -278,8 +291,12 @@ class IndexedBrokerProblemTest {
         Map<String, MemberSubscriptionAndAssignmentImpl> members = new HashMap<>();
         for (String m : spec.memberIds()) {
             var sub = spec.memberSubscription(m);
+            // as TargetAssignmentBuilder: an unchanged target keeps its object (Assignment wraps
+            // the same unmodifiable map), a changed one is new, as replayed from its record
+            Map<Uuid, Set<Integer>> now = spec.memberAssignment(m).partitions();
+            Map<Uuid, Set<Integer>> target = answer.members().get(m).partitions();
             members.put(m, new MemberSubscriptionAndAssignmentImpl(sub.rackId(), Optional.empty(),
-                sub.subscribedTopicIds(), new Assignment(answer.members().get(m).partitions())));
+                sub.subscribedTopicIds(), new Assignment(target.equals(now) ? now : replayed(target))));
         }
         return new GroupSpecImpl(members, spec.subscriptionType(), Map.of());
     }
@@ -289,6 +306,12 @@ class IndexedBrokerProblemTest {
      * and equals are not to be called (Kafka's TopicIds hashes the metadata image in hashCode and
      * compares images in equals).
      */
+    private static Map<Uuid, Set<Integer>> replayed(Map<Uuid, Set<Integer>> target) {
+        Map<Uuid, Set<Integer>> out = new HashMap<>();
+        target.forEach((id, ps) -> out.put(id, new HashSet<>(ps)));
+        return out;
+    }
+
     private static final class Unhashable extends java.util.AbstractSet<Uuid> {
         private final Set<Uuid> ids;
 

@@ -25,6 +25,7 @@ class PluginMetricsTest {
         m.adviceAge(() -> 1234);
         m.plans(() -> 7, () -> 2, () -> 1);
         m.racks(() -> 40, () -> 3);
+        m.targets(() -> 900, () -> 100);
         assertEquals(2, m.assignments());
         assertEquals(3.0, m.assignTimeAvgMs(), 1e-9);
         assertEquals(4.0, m.assignTimeMaxMs(), 1e-9);
@@ -32,10 +33,13 @@ class PluginMetricsTest {
         assertEquals(1, m.fallbacks(PluginMetrics.OTHER));
         assertEquals(List.of("AssignmentsComputed", "AssignTimeAvgMs", "AssignTimeMaxMs", "Fallbacks_internal_error",
             "Fallbacks_no_members", "Fallbacks_other", "FallbacksTotal", "AdviceAgeMs", "PlansPublished",
-            "PlansDropped", "PlansFailed", "RackTopicsKept", "RackTopicsRead"), List.copyOf(m.values().keySet()));
+            "PlansDropped", "PlansFailed", "RackTopicsKept", "RackTopicsRead",
+            "TargetsKept", "TargetsRead"), List.copyOf(m.values().keySet()));
         assertEquals(2L, m.values().get("FallbacksTotal"));
         assertEquals(40L, m.values().get("RackTopicsKept"));
         assertEquals(3L, m.values().get("RackTopicsRead"));
+        assertEquals(900L, m.values().get("TargetsKept"));
+        assertEquals(100L, m.values().get("TargetsRead"));
         assertEquals(1234L, m.values().get("AdviceAgeMs"));
     }
 
