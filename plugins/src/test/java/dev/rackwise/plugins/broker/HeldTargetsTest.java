@@ -3,6 +3,7 @@ package dev.rackwise.plugins.broker;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -70,6 +71,21 @@ class HeldTargetsTest {
         assertEquals(Map.of(A, Set.of(1), B, Set.of(9)), asMap(cache.of(new MemberAssignment[] {own})[0]));
         assertEquals(0, cache.hits());
         assertEquals(0, cache.size());
+    }
+
+    @Test
+    void kafkasStoredTargetIsUnmodifiableAndHandedOverAsIs() {
+        // what the identity key rests on: Kafka's member hands over its Assignment's own map,
+        // which no caller can change (a Kafka where this fails must not be trusted)
+        Map<Uuid, Set<Integer>> replayed = new HashMap<>();
+        replayed.put(A, new HashSet<>(Set.of(1, 2)));
+        Assignment stored = new Assignment(replayed);
+        MemberAssignment member = new MemberSubscriptionAndAssignmentImpl(Optional.empty(), Optional.empty(),
+            Set.of(A), stored);
+        assertSame(stored.partitions(), member.partitions());
+        assertSame(stored.partitions(), new Assignment(stored.partitions()).partitions()); // kept as is when re-wrapped
+        assertThrows(UnsupportedOperationException.class, () -> member.partitions().put(B, Set.of(3)));
+        assertEquals(HeldTargets.KAFKA_MEMBER, member.getClass().getName());
     }
 
     @Test
