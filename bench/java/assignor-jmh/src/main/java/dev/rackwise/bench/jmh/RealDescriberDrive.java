@@ -91,7 +91,7 @@ public final class RealDescriberDrive {
      * names, resolved through the image; each current target an {@code Assignment} of HashSets,
      * as replayed from target-assignment records. Equal content to {@code spec}.
      */
-    public static GroupSpec asBroker(GroupSpec spec, Grid grid, KRaftCoordinatorMetadataImage image) {
+    static GroupSpec asBroker(GroupSpec spec, Grid grid, KRaftCoordinatorMetadataImage image) {
         Map<Uuid, String> names = new java.util.HashMap<>();
         for (int t = 0; t < grid.topics; t++) {
             names.put(grid.topicIds[t], grid.topicNames[t]);
@@ -137,7 +137,7 @@ public final class RealDescriberDrive {
     }
 
     /** The grid as a metadata image: brokers 2r and 2r + 1 in rack r. */
-    public static MetadataImage image(Grid grid) {
+    static MetadataImage image(Grid grid) {
         MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
         for (int b = 0; b < 2 * Grid.RACKS; b++) {
             delta.replay(new RegisterBrokerRecord().setBrokerId(b).setBrokerEpoch(1)
