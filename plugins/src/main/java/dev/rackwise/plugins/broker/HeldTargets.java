@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
@@ -26,8 +27,10 @@ import org.apache.kafka.coordinator.group.api.assignor.MemberAssignment;
  * member class is trusted; any other {@link MemberAssignment} is read on every call.
  *
  * <p>Keys are held weakly: a target Kafka has replaced is dropped once it is collected. Entries
- * are immutable; lookups and stores each take the lock once per call, so coordinator threads
- * (and a KIP-1263 offload on a copy of the group, whose objects simply miss) share it safely.
+ * are immutable. Lookups and stores each try the lock once per call and never wait for it: a
+ * call that finds another thread's call inside reads its targets itself (and keeps none), so
+ * coordinator threads never wait on one another here. A KIP-1263 offload on a copy of the
+ * group simply misses.
  */
 public final class HeldTargets {
     /** The member class whose targets are Kafka's immutable stored assignments. */
@@ -105,6 +108,8 @@ public final class HeldTargets {
     private final boolean keeps;
     private final LongAdder hits = new LongAdder();
     private final LongAdder reads = new LongAdder();
+    /** Tried, never waited for, on the assignment path. */
+    private final ReentrantLock lock = new ReentrantLock();
     @SuppressWarnings("unchecked")
     private WeakReference<Object>[] refs = new WeakReference[64];
     private int[] hashes = new int[64];
@@ -144,7 +149,14 @@ public final class HeldTargets {
                 }
             }
         }
-        int found = trusted == 0 ? 0 : find(keys, out);
+        int found = 0;
+        if (trusted > 0 && lock.tryLock()) {
+            try {
+                found = find(keys, out);
+            } finally {
+                lock.unlock();
+            }
+        }
         int read = 0;
         for (int i = 0; i < n; i++) {
             if (out[i] == null) {
@@ -154,8 +166,12 @@ public final class HeldTargets {
         }
         hits.add(found);
         reads.add(read);
-        if (trusted > found) {
-            store(keys, out);
+        if (trusted > found && lock.tryLock()) {
+            try {
+                store(keys, out);
+            } finally {
+                lock.unlock();
+            }
         }
         return out;
     }
@@ -174,7 +190,7 @@ public final class HeldTargets {
         return false;
     }
 
-    private synchronized int find(Object[] keys, Held[] out) {
+    private int find(Object[] keys, Held[] out) {
         int found = 0;
         int mask = refs.length - 1;
         for (int i = 0; i < keys.length; i++) {
@@ -199,7 +215,7 @@ public final class HeldTargets {
         return found;
     }
 
-    private synchronized void store(Object[] keys, Held[] values) {
+    private void store(Object[] keys, Held[] values) {
         for (int i = 0; i < keys.length; i++) {
             if (keys[i] != null) {
                 if (2 * (size + 1) > refs.length && !rebuild()) {
@@ -273,7 +289,12 @@ public final class HeldTargets {
     }
 
     /** Entries kept now, collected keys included until the next resize (tests). */
-    synchronized int size() {
-        return size;
+    int size() {
+        lock.lock(); // tests only: the assignment path never waits for the lock
+        try {
+            return size;
+        } finally {
+            lock.unlock();
+        }
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -86,6 +87,42 @@ class HeldTargetsTest {
         assertSame(stored.partitions(), new Assignment(stored.partitions()).partitions()); // kept as is when re-wrapped
         assertThrows(UnsupportedOperationException.class, () -> member.partitions().put(B, Set.of(3)));
         assertEquals(HeldTargets.KAFKA_MEMBER, member.getClass().getName());
+    }
+
+    @Test
+    void callsOnSeveralThreadsNeverWaitAndAlwaysGetTheirOwnTargets() throws Exception {
+        HeldTargets cache = new HeldTargets();
+        int threads = 4;
+        int n = 500;
+        java.util.List<java.util.concurrent.Future<Integer>> done = new java.util.ArrayList<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        try {
+            for (int t = 0; t < threads; t++) {
+                int shift = t % 2; // two groups, each on two threads: shared and unshared objects
+                MemberAssignment[] members = new MemberAssignment[n];
+                for (int i = 0; i < n; i++) {
+                    members[i] = kafkaMember(Map.of(A, Set.of(i + shift * n)));
+                }
+                done.add(pool.submit(() -> {
+                    int checked = 0;
+                    for (int call = 0; call < 200; call++) {
+                        HeldTargets.Held[] got = cache.of(members);
+                        for (int i = call % 7; i < n; i += 7) {
+                            assertEquals(members[i].partitions(), asMap(got[i]));
+                            checked++;
+                        }
+                    }
+                    return checked;
+                }));
+            }
+            for (java.util.concurrent.Future<Integer> f : done) {
+                assertTrue(f.get() > 14_000, "targets checked"); // about 71.4 a call, 200 calls
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(threads * 200L * n, cache.hits() + cache.reads());
+        assertTrue(cache.hits() > 0, "some calls found targets kept: " + cache.hits());
     }
 
     @Test
